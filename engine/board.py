@@ -1,0 +1,197 @@
+"""Board: a position held in the compiled core's arrays, with a Python face.
+
+Used by the UCI program, the analysis API, SAN rendering and the tests. All chess rules run in the
+compiled core; this class only parses, formats and keeps the arrays.
+"""
+
+import numpy as np
+
+from engine import native
+from engine.fen import STARTPOS, format_fen, parse_fen
+from engine.layout import (
+    BB_ALL,
+    EMPTY,
+    GEN_ALL,
+    HISTORY_SLACK,
+    KING,
+    MAX_MOVES,
+    N_BB,
+    N_ST,
+    N_UNDO,
+    NO_SQ,
+    PIECE_CHARS,
+    ST_CASTLE,
+    ST_EP,
+    ST_FULLMOVE,
+    ST_HALFMOVE,
+    ST_PLY,
+    ST_SIDE,
+    U_MOVE,
+)
+from engine.moves import PROMO_CHARS, is_en_passant, move_from, move_to, parse_uci_shape, promotion_type, to_uci
+
+_core = native.core
+_T = native.TABLES
+
+
+class IllegalMoveError(ValueError):
+    """A move that is malformed or not legal in the position it was played in."""
+
+
+class Board:
+    """A chess position with its game history (for repetition).
+
+    The arrays follow engine.layout: bb, board (mailbox), st (scalars), keys and undo (per ply).
+    """
+
+    def __init__(self, fen=STARTPOS, capacity=512):
+        p = parse_fen(fen)
+        self.bb = np.zeros(N_BB, np.uint64)
+        self.board = np.zeros(64, np.int8)
+        self.st = np.zeros(N_ST, np.int32)
+        self.keys = np.zeros(capacity + HISTORY_SLACK, np.uint64)
+        self.undo = np.zeros((capacity + HISTORY_SLACK, N_UNDO), np.int32)
+        for sq, piece in enumerate(p.pieces):
+            if piece != EMPTY:
+                self.board[sq] = piece
+                bit = np.uint64(1) << np.uint64(sq)
+                self.bb[piece & 7] |= bit
+                self.bb[8 + (piece >> 3)] |= bit
+                self.bb[BB_ALL] |= bit
+        self.st[ST_SIDE] = p.side
+        self.st[ST_CASTLE] = p.castling
+        self.st[ST_HALFMOVE] = p.halfmove
+        self.st[ST_FULLMOVE] = p.fullmove
+        # Keep the en-passant square only if a pawn could take there, as make_move does, so keys agree.
+        self.st[ST_EP] = p.ep if p.ep >= 0 and self._pawn_attacks_ep(p.ep) else NO_SQ
+        self.keys[0] = _core.key_from_scratch(_T, *self.arrays)
+
+    # --- the arrays, as the compiled core takes them ------------------------------------------
+    @property
+    def arrays(self):
+        return self.bb, self.board, self.st, self.keys, self.undo
+
+    def copy(self):
+        other = Board.__new__(Board)
+        other.bb, other.board, other.st = self.bb.copy(), self.board.copy(), self.st.copy()
+        other.keys, other.undo = self.keys.copy(), self.undo.copy()
+        return other
+
+    # --- state -------------------------------------------------------------------------------
+    @property
+    def side(self):
+        return int(self.st[ST_SIDE])
+
+    @property
+    def ply(self):
+        """Moves pushed since this Board was set up."""
+        return int(self.st[ST_PLY])
+
+    @property
+    def key(self):
+        return int(self.keys[self.ply])
+
+    @property
+    def halfmove_clock(self):
+        return int(self.st[ST_HALFMOVE])
+
+    @property
+    def fullmove_number(self):
+        return int(self.st[ST_FULLMOVE])
+
+    def piece_at(self, sq):
+        return int(self.board[sq])
+
+    def king_square(self, color):
+        return int(np.flatnonzero(self.board == (KING | (color << 3)))[0])
+
+    def checkers(self):
+        return int(_core.checkers(_T, *self.arrays))
+
+    def in_check(self):
+        return self.checkers() != 0
+
+    def legal_moves(self, kind=GEN_ALL):
+        buf = np.empty(MAX_MOVES, np.int32)
+        n = _core.generate(_T, *self.arrays, buf, 0, kind)
+        return [int(m) for m in buf[:n]]
+
+    def fen(self):
+        """FEN, with the en-passant square only when a legal en-passant capture exists (as python-chess)."""
+        ep = int(self.st[ST_EP])
+        if ep != NO_SQ and not any(is_en_passant(m) for m in self.legal_moves()):
+            ep = -1
+        return format_fen(
+            [int(x) for x in self.board], self.side, int(self.st[ST_CASTLE]), ep if ep != NO_SQ else -1,
+            self.halfmove_clock, self.fullmove_number,
+        )
+
+    # --- moves -------------------------------------------------------------------------------
+    def push(self, move):
+        """Play an encoded move (legality is the caller's promise; push_uci checks)."""
+        if self.ply + HISTORY_SLACK >= len(self.keys):
+            self._grow()
+        _core.make_move(_T, *self.arrays, move)
+
+    def pop(self):
+        """Take back the last pushed move and return it."""
+        if self.ply == 0:
+            raise IndexError("no move to take back")
+        move = int(self.undo[self.ply - 1, U_MOVE])
+        _core.unmake_move(_T, *self.arrays, move)
+        return move
+
+    def parse_uci(self, text):
+        """The legal move written `text` in UCI (e2e4, e7e8q, e1g1), or IllegalMoveError."""
+        shape = parse_uci_shape(text)
+        if shape is None:
+            raise IllegalMoveError(f"{text!r} is not a UCI move (like e2e4 or e7e8q)")
+        frm, to, promo = shape
+        for m in self.legal_moves():
+            if move_from(m) == frm and move_to(m) == to:
+                p = promotion_type(m)
+                if (PROMO_CHARS[p - 2] if p else "") == promo:
+                    return m
+        raise IllegalMoveError(f"{text} is not legal in {self.fen()}")
+
+    def push_uci(self, text):
+        m = self.parse_uci(text)
+        self.push(m)
+        return m
+
+    def uci(self, move):
+        return to_uci(move)
+
+    def history(self):
+        """Moves pushed so far, oldest first."""
+        return [int(self.undo[i, U_MOVE]) for i in range(self.ply)]
+
+    # --- display -----------------------------------------------------------------------------
+    def diagram(self):
+        rows = []
+        for r in range(7, -1, -1):
+            cells = " | ".join(PIECE_CHARS[int(self.board[r * 8 + f])] for f in range(8))
+            rows.append(" +---+---+---+---+---+---+---+---+")
+            rows.append(f" | {cells} | {r + 1}")
+        rows.append(" +---+---+---+---+---+---+---+---+")
+        rows.append("   a   b   c   d   e   f   g   h")
+        return "\n".join(rows)
+
+    def __repr__(self):
+        return f"Board({self.fen()!r})"
+
+    # --- internals ---------------------------------------------------------------------------
+    def _grow(self):
+        n = len(self.keys) * 2
+        keys = np.zeros(n, np.uint64)
+        keys[: len(self.keys)] = self.keys
+        undo = np.zeros((n, N_UNDO), np.int32)
+        undo[: len(self.undo)] = self.undo
+        self.keys, self.undo = keys, undo
+
+    def _pawn_attacks_ep(self, ep):
+        us = self.side
+        pawn = 1 | (us << 3)
+        f = ep & 7
+        behind = ep - 8 if us == 0 else ep + 8
+        return any(0 <= f + df < 8 and self.board[behind + df] == pawn for df in (-1, 1))

@@ -1,0 +1,312 @@
+"""Legal move generation with check and pin masks.
+
+One pass produces only legal moves: the enemy attack map (computed with our king lifted off the board)
+fences the king; a single checker restricts every other piece to capturing it or blocking; pinned
+pieces move along their pin line; en passant, the one move that can uncover the king along a rank,
+is checked by recomputing slider attacks on the changed occupancy.
+"""
+
+from numba import njit
+
+from engine.core.attacks import (
+    between,
+    bishop_attacks,
+    king_attacks,
+    knight_attacks,
+    line,
+    pawn_attacks,
+    rook_attacks,
+)
+from engine.core.bitboard import (
+    FULL,
+    NOT_FILE_A,
+    NOT_FILE_H,
+    ONE,
+    RANK_1,
+    RANK_3,
+    RANK_6,
+    RANK_8,
+    S7,
+    S8,
+    S9,
+    U64,
+    ZERO,
+    pawn_attacks_set,
+)
+from engine.core.intrinsics import lsb, popcount
+from engine.layout import (
+    BB_ALL,
+    BB_COLOR,
+    BISHOP,
+    CASTLE_BK,
+    CASTLE_BQ,
+    CASTLE_WK,
+    CASTLE_WQ,
+    F_CAPTURE,
+    F_DOUBLE_PUSH,
+    F_EP_CAPTURE,
+    F_KING_CASTLE,
+    F_PROMO,
+    F_QUEEN_CASTLE,
+    F_QUIET,
+    GEN_NOISY,
+    KING,
+    KNIGHT,
+    NO_SQ,
+    PAWN,
+    QUEEN,
+    ROOK,
+    ST_CASTLE,
+    ST_EP,
+    ST_SIDE,
+    T_BISHOP_RAYS,
+    T_ROOK_RAYS,
+    WHITE,
+)
+
+# Squares that must be empty / not attacked for each castle.
+W_OO_EMPTY = U64(0x60)
+W_OOO_EMPTY = U64(0x0E)
+W_OO_SAFE = U64(0x60)
+W_OOO_SAFE = U64(0x0C)
+B_OO_EMPTY = W_OO_EMPTY << U64(56)
+B_OOO_EMPTY = W_OOO_EMPTY << U64(56)
+B_OO_SAFE = W_OO_SAFE << U64(56)
+B_OOO_SAFE = W_OOO_SAFE << U64(56)
+
+
+@njit(inline="always")
+def attackers_to(T, bb, sq, occ):
+    """Pieces of either colour attacking sq, given occupancy occ."""
+    return (
+        (pawn_attacks(T, WHITE, sq) & bb[PAWN] & bb[BB_COLOR + 1])
+        | (pawn_attacks(T, 1, sq) & bb[PAWN] & bb[BB_COLOR])
+        | (knight_attacks(T, sq) & bb[KNIGHT])
+        | (king_attacks(T, sq) & bb[KING])
+        | (rook_attacks(T, sq, occ) & (bb[ROOK] | bb[QUEEN]))
+        | (bishop_attacks(T, sq, occ) & (bb[BISHOP] | bb[QUEEN]))
+    )
+
+
+@njit(inline="always")
+def king_square(bb, color):
+    return lsb(bb[KING] & bb[BB_COLOR + color])
+
+
+@njit(inline="always")
+def checkers_of(T, bb, st):
+    us = st[ST_SIDE]
+    return attackers_to(T, bb, king_square(bb, us), bb[BB_ALL]) & bb[BB_COLOR + (us ^ 1)]
+
+
+@njit(inline="always")
+def in_check(T, bb, st):
+    return checkers_of(T, bb, st) != ZERO
+
+
+@njit(inline="always")
+def _emit(moves, n, frm, targets, opp):
+    while targets:
+        to = lsb(targets)
+        targets &= targets - ONE
+        flag = F_CAPTURE if (ONE << U64(to)) & opp else F_QUIET
+        moves[n] = frm | (to << 6) | (flag << 12)
+        n += 1
+    return n
+
+
+@njit(inline="always")
+def _emit_pawns(moves, n, targets, delta, flag):
+    """Pawn moves given by their destinations; the origin is destination - delta."""
+    while targets:
+        to = lsb(targets)
+        targets &= targets - ONE
+        moves[n] = (to - delta) | (to << 6) | (flag << 12)
+        n += 1
+    return n
+
+
+@njit(inline="always")
+def _emit_promos(moves, n, targets, delta, capture, queen_only):
+    cap = F_CAPTURE if capture else 0
+    while targets:
+        to = lsb(targets)
+        targets &= targets - ONE
+        frm = to - delta
+        moves[n] = frm | (to << 6) | ((F_PROMO | cap | 3) << 12)
+        n += 1
+        if not queen_only:
+            for k in range(3):
+                moves[n] = frm | (to << 6) | ((F_PROMO | cap | k) << 12)
+                n += 1
+    return n
+
+
+@njit(inline="always")
+def _shift_up(b, color):
+    return (b << S8) if color == WHITE else (b >> S8)
+
+
+@njit(cache=True)
+def generate(T, bb, st, moves, start, kind):
+    """Write the legal moves (all, or noisy ones) into moves[start:]; return the index past the last."""
+    us = st[ST_SIDE]
+    them = us ^ 1
+    occ = bb[BB_ALL]
+    own = bb[BB_COLOR + us]
+    opp = bb[BB_COLOR + them]
+    ksq = lsb(bb[KING] & own)
+    kbit = ONE << U64(ksq)
+    n = start
+
+    # Enemy attacks with our king lifted, so it cannot step back along a slider's ray.
+    occ_nk = occ ^ kbit
+    danger = pawn_attacks_set(bb[PAWN] & opp, them) | king_attacks(T, lsb(bb[KING] & opp))
+    b = bb[KNIGHT] & opp
+    while b:
+        danger |= knight_attacks(T, lsb(b))
+        b &= b - ONE
+    b = (bb[BISHOP] | bb[QUEEN]) & opp
+    while b:
+        danger |= bishop_attacks(T, lsb(b), occ_nk)
+        b &= b - ONE
+    b = (bb[ROOK] | bb[QUEEN]) & opp
+    while b:
+        danger |= rook_attacks(T, lsb(b), occ_nk)
+        b &= b - ONE
+
+    checkers = (
+        (knight_attacks(T, ksq) & bb[KNIGHT])
+        | (pawn_attacks(T, us, ksq) & bb[PAWN])
+        | (rook_attacks(T, ksq, occ) & (bb[ROOK] | bb[QUEEN]))
+        | (bishop_attacks(T, ksq, occ) & (bb[BISHOP] | bb[QUEEN]))
+    ) & opp
+    n_checkers = popcount(checkers)
+    noisy = kind == GEN_NOISY and n_checkers == 0
+
+    ktargets = king_attacks(T, ksq) & ~own & ~danger
+    if noisy:
+        ktargets &= opp
+    n = _emit(moves, n, ksq, ktargets, opp)
+    if n_checkers > 1:
+        return n
+
+    # Where non-king pieces may go: anywhere, or onto the checker / between it and the king.
+    if n_checkers == 1:
+        csq = lsb(checkers)
+        mask = checkers | between(T, ksq, csq)
+    else:
+        mask = FULL
+    target = mask & ~own
+    if noisy:
+        target &= opp
+
+    pinned = ZERO
+    snipers = (T[T_ROOK_RAYS + ksq] & (bb[ROOK] | bb[QUEEN])) | (T[T_BISHOP_RAYS + ksq] & (bb[BISHOP] | bb[QUEEN]))
+    snipers &= opp
+    while snipers:
+        s = lsb(snipers)
+        snipers &= snipers - ONE
+        blockers = between(T, ksq, s) & occ
+        if blockers and not (blockers & (blockers - ONE)) and (blockers & own):
+            pinned |= blockers
+
+    b = bb[KNIGHT] & own & ~pinned
+    while b:
+        sq = lsb(b)
+        b &= b - ONE
+        n = _emit(moves, n, sq, knight_attacks(T, sq) & target, opp)
+    b = (bb[BISHOP] | bb[QUEEN]) & own
+    while b:
+        sq = lsb(b)
+        b &= b - ONE
+        t = bishop_attacks(T, sq, occ) & target
+        if pinned & (ONE << U64(sq)):
+            t &= line(T, ksq, sq)
+        n = _emit(moves, n, sq, t, opp)
+    b = (bb[ROOK] | bb[QUEEN]) & own
+    while b:
+        sq = lsb(b)
+        b &= b - ONE
+        t = rook_attacks(T, sq, occ) & target
+        if pinned & (ONE << U64(sq)):
+            t &= line(T, ksq, sq)
+        n = _emit(moves, n, sq, t, opp)
+
+    # Pawns: unpinned ones set-wise, pinned ones one at a time along their pin line.
+    pawns = bb[PAWN] & own
+    promo_rank = RANK_8 if us == WHITE else RANK_1
+    third = RANK_3 if us == WHITE else RANK_6
+    up = 8 if us == WHITE else -8
+    free = pawns & ~pinned
+    n = _pawn_moves(moves, n, free, us, occ, opp, mask, promo_rank, third, up, noisy)
+    pinned_pawns = pawns & pinned
+    while pinned_pawns:
+        sq = lsb(pinned_pawns)
+        pinned_pawns &= pinned_pawns - ONE
+        n = _pawn_moves(moves, n, ONE << U64(sq), us, occ, opp, mask & line(T, ksq, sq), promo_rank, third, up, noisy)
+
+    ep = st[ST_EP]
+    if ep != NO_SQ:
+        capsq = ep - up
+        cbit = ONE << U64(capsq)
+        # Legal only if it resolves any check (by taking the checker or blocking) ...
+        if (mask & (cbit | (ONE << U64(ep)))) != ZERO:
+            b = pawn_attacks(T, them, ep) & pawns
+            while b:
+                sq = lsb(b)
+                b &= b - ONE
+                # ... and leaves no slider attack on the king once both pawns have gone.
+                occ2 = (occ ^ (ONE << U64(sq)) ^ cbit) | (ONE << U64(ep))
+                sliders = (rook_attacks(T, ksq, occ2) & (bb[ROOK] | bb[QUEEN])) | (
+                    bishop_attacks(T, ksq, occ2) & (bb[BISHOP] | bb[QUEEN])
+                )
+                if not (sliders & opp):
+                    moves[n] = sq | (ep << 6) | (F_EP_CAPTURE << 12)
+                    n += 1
+
+    if n_checkers == 0 and not noisy:
+        rights = st[ST_CASTLE]
+        if us == WHITE:
+            if rights & CASTLE_WK and not (occ & W_OO_EMPTY) and not (danger & W_OO_SAFE):
+                moves[n] = 4 | (6 << 6) | (F_KING_CASTLE << 12)
+                n += 1
+            if rights & CASTLE_WQ and not (occ & W_OOO_EMPTY) and not (danger & W_OOO_SAFE):
+                moves[n] = 4 | (2 << 6) | (F_QUEEN_CASTLE << 12)
+                n += 1
+        else:
+            if rights & CASTLE_BK and not (occ & B_OO_EMPTY) and not (danger & B_OO_SAFE):
+                moves[n] = 60 | (62 << 6) | (F_KING_CASTLE << 12)
+                n += 1
+            if rights & CASTLE_BQ and not (occ & B_OOO_EMPTY) and not (danger & B_OOO_SAFE):
+                moves[n] = 60 | (58 << 6) | (F_QUEEN_CASTLE << 12)
+                n += 1
+    return n
+
+
+@njit(inline="always")
+def _pawn_moves(moves, n, pawns, us, occ, opp, mask, promo_rank, third, up, noisy):
+    empty = ~occ
+    if us == WHITE:
+        single = (pawns << S8) & empty
+        double = ((single & third) << S8) & empty
+        left = ((pawns & NOT_FILE_A) << S7) & opp & mask
+        right = ((pawns & NOT_FILE_H) << S9) & opp & mask
+        dl, dr = 7, 9
+    else:
+        single = (pawns >> S8) & empty
+        double = ((single & third) >> S8) & empty
+        left = ((pawns & NOT_FILE_A) >> S9) & opp & mask
+        right = ((pawns & NOT_FILE_H) >> S7) & opp & mask
+        dl, dr = -9, -7
+    single &= mask
+    double &= mask
+    n = _emit_promos(moves, n, single & promo_rank, up, False, noisy)
+    n = _emit_promos(moves, n, left & promo_rank, dl, True, noisy)
+    n = _emit_promos(moves, n, right & promo_rank, dr, True, noisy)
+    n = _emit_pawns(moves, n, left & ~promo_rank, dl, F_CAPTURE)
+    n = _emit_pawns(moves, n, right & ~promo_rank, dr, F_CAPTURE)
+    if not noisy:
+        n = _emit_pawns(moves, n, single & ~promo_rank, up, F_QUIET)
+        n = _emit_pawns(moves, n, double, 2 * up, F_DOUBLE_PUSH)
+    return n

@@ -1,0 +1,243 @@
+"""Make and unmake moves on the position arrays.
+
+A position is five arrays (see engine.layout):
+  bb    uint64[N_BB]        piece-type bitboards bb[PAWN..KING], colours bb[BB_COLOR + c], bb[BB_ALL]
+  board int8[64]            mailbox of piece codes
+  st    int32[N_ST]         side, castling, en passant, clocks, ply index
+  keys  uint64[H]           keys[ply] = Zobrist key of the position at that ply (the repetition history)
+  undo  int32[H, N_UNDO]    what make_move must restore, per ply
+The Zobrist key is updated incrementally; unmaking just steps back to keys[ply - 1].
+"""
+
+import numpy as np
+from numba import njit
+
+from engine.core.bitboard import ONE, U64
+from engine.layout import (
+    BB_ALL,
+    BB_COLOR,
+    BLACK,
+    EMPTY,
+    F_CAPTURE,
+    F_DOUBLE_PUSH,
+    F_EP_CAPTURE,
+    F_KING_CASTLE,
+    F_PROMO,
+    F_QUEEN_CASTLE,
+    KNIGHT,
+    MOVE_NONE,
+    NO_SQ,
+    PAWN,
+    ROOK,
+    ST_CASTLE,
+    ST_EP,
+    ST_FULLMOVE,
+    ST_HALFMOVE,
+    ST_PLY,
+    ST_SIDE,
+    T_PAWN,
+    T_ZOBRIST_CASTLE,
+    T_ZOBRIST_EP,
+    T_ZOBRIST_PSQ,
+    T_ZOBRIST_SIDE,
+    U_CAPTURED,
+    U_CASTLE,
+    U_EP,
+    U_HALFMOVE,
+    U_MOVE,
+    WHITE,
+)
+
+# Rights that survive a move touching each square: moving from or capturing on a1/h1/e1/a8/h8/e8 clears them.
+CASTLE_KEEP = np.full(64, 15, dtype=np.int32)
+CASTLE_KEEP[0] = 15 & ~2  # a1: white queen side
+CASTLE_KEEP[7] = 15 & ~1  # h1: white king side
+CASTLE_KEEP[4] = 15 & ~3  # e1
+CASTLE_KEEP[56] = 15 & ~8  # a8
+CASTLE_KEEP[63] = 15 & ~4  # h8
+CASTLE_KEEP[60] = 15 & ~12  # e8
+
+
+@njit(inline="always")
+def move_from(m):
+    return m & 63
+
+
+@njit(inline="always")
+def move_to(m):
+    return (m >> 6) & 63
+
+
+@njit(inline="always")
+def move_flag(m):
+    return (m >> 12) & 15
+
+
+@njit(inline="always")
+def encode(frm, to, flag):
+    return frm | (to << 6) | (flag << 12)
+
+
+@njit(inline="always")
+def toggle(bb, p, sq):
+    """Put p on an empty sq or lift it off; board[] is the caller's job."""
+    b = ONE << U64(sq)
+    bb[p & 7] ^= b
+    bb[BB_COLOR + (p >> 3)] ^= b
+    bb[BB_ALL] ^= b
+
+
+@njit(inline="always")
+def castle_rook_squares(to):
+    """(rook from, rook to) for the king's castling destination square."""
+    if to == 6:
+        return 7, 5
+    if to == 2:
+        return 0, 3
+    if to == 62:
+        return 63, 61
+    return 56, 59
+
+
+@njit(cache=True)
+def make_move(T, bb, board, st, keys, undo, m):
+    us = st[ST_SIDE]
+    frm = m & 63
+    to = (m >> 6) & 63
+    flag = (m >> 12) & 15
+    p = np.int64(board[frm])
+    n = st[ST_PLY]
+    undo[n, U_MOVE] = m
+    undo[n, U_CASTLE] = st[ST_CASTLE]
+    undo[n, U_EP] = st[ST_EP]
+    undo[n, U_HALFMOVE] = st[ST_HALFMOVE]
+    key = keys[n]
+    if st[ST_EP] != NO_SQ:
+        key ^= T[T_ZOBRIST_EP + (st[ST_EP] & 7)]
+        st[ST_EP] = NO_SQ
+
+    captured = EMPTY
+    if flag == F_EP_CAPTURE:
+        capsq = to - 8 if us == WHITE else to + 8
+        captured = np.int64(board[capsq])
+        toggle(bb, captured, capsq)
+        board[capsq] = EMPTY
+        key ^= T[T_ZOBRIST_PSQ + captured * 64 + capsq]
+    elif flag & F_CAPTURE:
+        captured = np.int64(board[to])
+        toggle(bb, captured, to)
+        key ^= T[T_ZOBRIST_PSQ + captured * 64 + to]
+    undo[n, U_CAPTURED] = captured
+
+    toggle(bb, p, frm)
+    board[frm] = EMPTY
+    key ^= T[T_ZOBRIST_PSQ + p * 64 + frm]
+    placed = p
+    if flag & F_PROMO:
+        placed = (KNIGHT + (flag & 3)) | (us << 3)
+    toggle(bb, placed, to)
+    board[to] = placed
+    key ^= T[T_ZOBRIST_PSQ + placed * 64 + to]
+
+    if flag == F_KING_CASTLE or flag == F_QUEEN_CASTLE:
+        rf, rt = castle_rook_squares(to)
+        rook = ROOK | (us << 3)
+        toggle(bb, rook, rf)
+        toggle(bb, rook, rt)
+        board[rf] = EMPTY
+        board[rt] = rook
+        key ^= T[T_ZOBRIST_PSQ + rook * 64 + rf] ^ T[T_ZOBRIST_PSQ + rook * 64 + rt]
+
+    old_rights = st[ST_CASTLE]
+    rights = old_rights & CASTLE_KEEP[frm] & CASTLE_KEEP[to]
+    if rights != old_rights:
+        key ^= T[T_ZOBRIST_CASTLE + old_rights] ^ T[T_ZOBRIST_CASTLE + rights]
+        st[ST_CASTLE] = rights
+
+    if (p & 7) == PAWN or captured != EMPTY:
+        st[ST_HALFMOVE] = 0
+    else:
+        st[ST_HALFMOVE] += 1
+
+    if flag == F_DOUBLE_PUSH:
+        ep = (frm + to) >> 1
+        # Record the square only when an enemy pawn could capture there, so equal positions share a key.
+        if T[T_PAWN + us * 64 + ep] & bb[PAWN] & bb[BB_COLOR + (us ^ 1)]:
+            st[ST_EP] = ep
+            key ^= T[T_ZOBRIST_EP + (ep & 7)]
+
+    if us == BLACK:
+        st[ST_FULLMOVE] += 1
+    st[ST_SIDE] = us ^ 1
+    key ^= T[T_ZOBRIST_SIDE]
+    keys[n + 1] = key
+    st[ST_PLY] = n + 1
+
+
+@njit(cache=True)
+def unmake_move(T, bb, board, st, keys, undo, m):
+    n = st[ST_PLY] - 1
+    st[ST_PLY] = n
+    them = st[ST_SIDE]
+    us = them ^ 1
+    st[ST_SIDE] = us
+    if us == BLACK:
+        st[ST_FULLMOVE] -= 1
+    st[ST_CASTLE] = undo[n, U_CASTLE]
+    st[ST_EP] = undo[n, U_EP]
+    st[ST_HALFMOVE] = undo[n, U_HALFMOVE]
+    frm = m & 63
+    to = (m >> 6) & 63
+    flag = (m >> 12) & 15
+
+    placed = np.int64(board[to])
+    toggle(bb, placed, to)
+    board[to] = EMPTY
+    p = (PAWN | (us << 3)) if flag & F_PROMO else placed
+    toggle(bb, p, frm)
+    board[frm] = p
+
+    captured = np.int64(undo[n, U_CAPTURED])
+    if flag == F_EP_CAPTURE:
+        capsq = to - 8 if us == WHITE else to + 8
+        toggle(bb, captured, capsq)
+        board[capsq] = captured
+    elif captured != EMPTY:
+        toggle(bb, captured, to)
+        board[to] = captured
+
+    if flag == F_KING_CASTLE or flag == F_QUEEN_CASTLE:
+        rf, rt = castle_rook_squares(to)
+        rook = ROOK | (us << 3)
+        toggle(bb, rook, rt)
+        toggle(bb, rook, rf)
+        board[rt] = EMPTY
+        board[rf] = rook
+
+
+@njit(cache=True)
+def make_null(T, bb, board, st, keys, undo):
+    """Pass the move (null-move pruning). The side flips, en passant lapses, nothing else moves."""
+    n = st[ST_PLY]
+    undo[n, U_MOVE] = MOVE_NONE
+    undo[n, U_CASTLE] = st[ST_CASTLE]
+    undo[n, U_EP] = st[ST_EP]
+    undo[n, U_HALFMOVE] = st[ST_HALFMOVE]
+    undo[n, U_CAPTURED] = EMPTY
+    key = keys[n] ^ T[T_ZOBRIST_SIDE]
+    if st[ST_EP] != NO_SQ:
+        key ^= T[T_ZOBRIST_EP + (st[ST_EP] & 7)]
+        st[ST_EP] = NO_SQ
+    st[ST_HALFMOVE] += 1
+    st[ST_SIDE] ^= 1
+    keys[n + 1] = key
+    st[ST_PLY] = n + 1
+
+
+@njit(cache=True)
+def unmake_null(T, bb, board, st, keys, undo):
+    n = st[ST_PLY] - 1
+    st[ST_PLY] = n
+    st[ST_SIDE] ^= 1
+    st[ST_EP] = undo[n, U_EP]
+    st[ST_HALFMOVE] = undo[n, U_HALFMOVE]

@@ -1,0 +1,92 @@
+"""Data layout shared by the compiled core and the plain-Python side.
+
+Pure constants, no numba: the Lambda runtime imports this beside the compiled module.
+Numba freezes module-level ints into compile-time constants, so the core pays nothing to use them.
+
+Squares: a1 = 0, b1 = 1, ..., h8 = 63 (little-endian rank-file).
+"""
+
+import numpy as np
+
+# --- colours, piece types and piece codes -------------------------------------------------------
+WHITE, BLACK = 0, 1
+PAWN, KNIGHT, BISHOP, ROOK, QUEEN, KING = 1, 2, 3, 4, 5, 6
+# A piece code is type | colour << 3: white pawn 1 .. white king 6, black pawn 9 .. black king 14.
+EMPTY = 0
+NO_SQ = 64
+
+PIECE_CHARS = " PNBRQK  pnbrqk "  # indexed by piece code
+
+# --- castling rights (bits of st[ST_CASTLE]) -----------------------------------------------------
+CASTLE_WK, CASTLE_WQ, CASTLE_BK, CASTLE_BQ = 1, 2, 4, 8
+
+# --- bitboards: bb[type] for both colours, bb[BB_COLOR + colour], bb[BB_ALL] --------------------
+BB_ALL = 0
+BB_COLOR = 8
+N_BB = 10
+
+# --- scalar state: st[...] (int32) --------------------------------------------------------------
+ST_SIDE = 0  # side to move
+ST_CASTLE = 1  # castling rights bits
+ST_EP = 2  # en-passant target square, or NO_SQ; set only when a capture there is pseudo-legal
+ST_HALFMOVE = 3  # plies since the last capture or pawn move
+ST_FULLMOVE = 4
+ST_PLY = 5  # index of the current position in keys[] / undo[] (moves made since the game array began)
+ST_CHECKERS_VALID = 6  # reserved
+N_ST = 16
+
+# --- undo stack: undo[ply, ...] describes the move played from position `ply` ------------------
+U_MOVE = 0
+U_CAPTURED = 1
+U_CASTLE = 2
+U_EP = 3
+U_HALFMOVE = 4
+N_UNDO = 8
+
+# --- moves (int32): from | to << 6 | flag << 12 ----------------------------------------------
+# Flags follow the chessprogramming-wiki encoding: bit 2 (4) = capture, bit 3 (8) = promotion,
+# the low two bits of a promotion flag give the piece (knight, bishop, rook, queen).
+F_QUIET = 0
+F_DOUBLE_PUSH = 1
+F_KING_CASTLE = 2
+F_QUEEN_CASTLE = 3
+F_CAPTURE = 4
+F_EP_CAPTURE = 5
+F_PROMO = 8  # + 0..3 for N, B, R, Q; + F_CAPTURE for a capturing promotion
+MOVE_NONE = 0  # a1a1 can never be a move
+MAX_MOVES = 256  # more than the 218 any legal position allows
+
+# --- tables: one uint64 array T holds every precomputed bitboard and key, at these offsets ------
+T_KNIGHT = 0  # [64]
+T_KING = T_KNIGHT + 64  # [64]
+T_PAWN = T_KING + 64  # [2][64] attacks of a pawn of each colour
+T_BETWEEN = T_PAWN + 128  # [64][64] squares strictly between two aligned squares
+T_LINE = T_BETWEEN + 4096  # [64][64] the whole line through two aligned squares
+T_ROOK_MASK = T_LINE + 4096  # [64] relevant occupancy
+T_ROOK_MAGIC = T_ROOK_MASK + 64
+T_ROOK_SHIFT = T_ROOK_MAGIC + 64
+T_ROOK_BASE = T_ROOK_SHIFT + 64  # offset of each square's slice in the attack table
+T_BISHOP_MASK = T_ROOK_BASE + 64
+T_BISHOP_MAGIC = T_BISHOP_MASK + 64
+T_BISHOP_SHIFT = T_BISHOP_MAGIC + 64
+T_BISHOP_BASE = T_BISHOP_SHIFT + 64
+T_ROOK_RAYS = T_BISHOP_BASE + 64  # [64] rook attacks on an empty board
+T_BISHOP_RAYS = T_ROOK_RAYS + 64
+T_ZOBRIST_PSQ = T_BISHOP_RAYS + 64  # [16][64] by piece code
+T_ZOBRIST_CASTLE = T_ZOBRIST_PSQ + 16 * 64  # [16] by rights mask
+T_ZOBRIST_EP = T_ZOBRIST_CASTLE + 16  # [8] by file
+T_ZOBRIST_SIDE = T_ZOBRIST_EP + 8  # [1] black to move
+T_SLIDER = T_ZOBRIST_SIDE + 8  # sliding attack tables start here
+ROOK_TABLE_SIZE = 102400
+BISHOP_TABLE_SIZE = 5248
+T_SIZE = T_SLIDER + ROOK_TABLE_SIZE + BISHOP_TABLE_SIZE
+
+# --- limits ---------------------------------------------------------------------------------------
+MAX_PLY = 128  # deepest search line
+HISTORY_SLACK = MAX_PLY + 16  # room past the game's moves in keys[] and undo[]
+
+U64 = np.uint64
+
+# --- move generation kinds -------------------------------------------------------------------------
+GEN_ALL = 0  # every legal move
+GEN_NOISY = 1  # captures, en passant, queen promotions (quiescence); every evasion when in check

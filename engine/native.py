@@ -1,0 +1,64 @@
+"""The compiled core, loaded once per process: the ahead-of-time module if present, else the JIT.
+
+`core` is the module whose functions Python calls (engine._compiled, or engine.core.exports under
+numba's JIT); `BACKEND` says which ("aot" or "jit"); `TABLES` holds the attack tables and Zobrist
+keys, built here once per process (in Lambda: once per warm container) and shared by every call.
+
+KIBITZ_BACKEND=jit forces the JIT, =aot refuses to fall back. A compiled module built from other
+sources than the ones beside it is stale: it is not used, and a warning says so.
+"""
+
+import os
+import sys
+import time
+
+import numpy as np
+
+from engine.buildinfo import ENGINE_DIR, source_hash
+from engine.layout import T_SIZE
+
+
+def load_aot():
+    """engine._compiled if it is importable and built from the current sources, else None."""
+    try:
+        from engine import _compiled
+    except ImportError:
+        return None
+    expected = source_hash()
+    if expected is not None and _compiled.build_hash() != expected:
+        print("kibitz: engine/_compiled is stale (sources changed since `make build`); using the JIT",
+              file=sys.stderr)
+        return None
+    return _compiled
+
+
+def load_jit():
+    """engine.core.exports under numba's JIT, cached per source version so edits never run stale code."""
+    if "NUMBA_CACHE_DIR" not in os.environ:
+        from numba.core import config
+
+        digest = source_hash()
+        config.CACHE_DIR = str(ENGINE_DIR.parent / ".numba_cache" / f"{digest:016x}")
+    from engine.core import exports
+
+    return exports
+
+
+def _select():
+    wanted = os.environ.get("KIBITZ_BACKEND", "")
+    if wanted not in ("", "aot", "jit"):
+        raise ValueError(f"KIBITZ_BACKEND must be 'aot' or 'jit', not {wanted!r}")
+    if wanted != "jit":
+        module = load_aot()
+        if module is not None:
+            return module, "aot"
+        if wanted == "aot":
+            raise ImportError("KIBITZ_BACKEND=aot but engine/_compiled is missing or stale: run `make build`")
+    return load_jit(), "jit"
+
+
+core, BACKEND = _select()
+_t0 = time.perf_counter()
+TABLES = np.zeros(T_SIZE, dtype=np.uint64)
+core.build_tables(TABLES)
+TABLE_BUILD_MS = (time.perf_counter() - _t0) * 1000.0

@@ -1,0 +1,94 @@
+"""Differential tests against python-chess (the oracle) over a few hundred random games."""
+
+import random
+
+import chess
+import numpy as np
+import pytest
+
+from engine import native
+from engine.board import Board
+from engine.moves import to_uci
+
+GAMES = 300
+MAX_PLIES = 200
+FULL_UNDO_CHECK_EVERY = 5  # every 5th ply, push and pop each legal move and compare all arrays
+
+
+def snapshot(board):
+    bb, mb, st, keys, undo = board.arrays
+    ply = board.ply
+    return bb.copy(), mb.copy(), st.copy(), keys[: ply + 1].copy(), undo[:ply].copy()
+
+
+def same(a, b):
+    return all(np.array_equal(x, y) for x, y in zip(a, b, strict=True))
+
+
+def play_random_game(seed):
+    rng = random.Random(seed)
+    oracle = chess.Board()
+    ours = Board()
+    problems = []
+    for ply in range(MAX_PLIES):
+        where = f"game {seed} ply {ply} {oracle.fen()}"
+        legal = sorted(m.uci() for m in oracle.legal_moves)
+        mine = sorted(to_uci(m) for m in ours.legal_moves())
+        if legal != mine:
+            problems.append(f"{where}: moves differ: missing {set(legal) - set(mine)}, extra {set(mine) - set(legal)}")
+            break
+        if ours.fen() != oracle.fen():
+            problems.append(f"{where}: fen {ours.fen()}")
+        if Board(oracle.fen()).fen() != oracle.fen():
+            problems.append(f"{where}: round trip gives {Board(oracle.fen()).fen()}")
+        if ours.in_check() != oracle.is_check():
+            problems.append(f"{where}: in_check {ours.in_check()}")
+        if (not mine and ours.in_check()) != oracle.is_checkmate():
+            problems.append(f"{where}: checkmate status differs")
+        if (not mine and not ours.in_check()) != oracle.is_stalemate():
+            problems.append(f"{where}: stalemate status differs")
+        if native.core.key_from_scratch(native.TABLES, *ours.arrays) != ours.keys[ours.ply]:
+            problems.append(f"{where}: incremental key differs from the key computed from scratch")
+        if ply % FULL_UNDO_CHECK_EVERY == 0:
+            before = snapshot(ours)
+            for m in ours.legal_moves():
+                ours.push(m)
+                ours.pop()
+                if not same(before, snapshot(ours)):
+                    problems.append(f"{where}: make/unmake of {to_uci(m)} did not restore the position")
+                    break
+        if not legal or oracle.is_insufficient_material() or oracle.halfmove_clock >= 100:
+            break
+        move = rng.choice(legal)
+        oracle.push_uci(move)
+        ours.push_uci(move)
+    return problems
+
+
+@pytest.mark.parametrize("chunk", range(10))
+def test_random_games_match_python_chess(chunk):
+    problems = []
+    for seed in range(chunk * GAMES // 10, (chunk + 1) * GAMES // 10):
+        problems += play_random_game(seed)
+    assert not problems, "\n".join(problems[:20])
+
+
+def test_keys_equal_for_transpositions():
+    a, b = Board(), Board()
+    for m in ("g1f3", "g8f6", "b1c3", "b8c6"):
+        a.push_uci(m)
+    for m in ("b1c3", "b8c6", "g1f3", "g8f6"):
+        b.push_uci(m)
+    assert a.key == b.key and a.fen() == b.fen()
+    a.push_uci("e2e4")
+    assert a.key != b.key
+
+
+def test_pop_returns_to_start_key():
+    b = Board()
+    start = b.key
+    for m in ("e2e4", "d7d5", "e4d5", "g8f6", "f1b5", "c7c6", "d5c6", "d8d7", "c6b7", "e8d8", "b7a8q"):
+        b.push_uci(m)
+    while b.ply:
+        b.pop()
+    assert b.key == start and b.fen() == chess.STARTING_FEN
