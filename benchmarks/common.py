@@ -1,0 +1,69 @@
+"""Helpers shared by the benchmark scripts: reference engines, table printing, recording results."""
+
+import datetime
+import os
+import pathlib
+import platform
+import re
+import shutil
+import subprocess
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+DATA = pathlib.Path(os.environ.get("KIBITZ_DATA", ROOT.parent / "shared" / "data"))
+TOOLS = ROOT.parent / "shared" / "tools"
+DOC = ROOT / "docs" / "benchmarks.md"
+GAMES_DIR = "/usr/games"  # Debian puts stockfish, fairymax and phalanx here, off PATH
+
+
+def find_engine(name):
+    """Path of a reference engine (PATH first, then Debian's games folder), or None."""
+    found = shutil.which(name)
+    if found:
+        return found
+    path = pathlib.Path(GAMES_DIR) / name
+    return str(path) if path.exists() else None
+
+
+def machine():
+    cpu = "unknown cpu"
+    try:
+        for line in open("/proc/cpuinfo"):
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    return f"{cpu}, {os.cpu_count()} cores, Python {platform.python_version()}"
+
+
+def table(headers, rows):
+    """A markdown table."""
+    cells = [headers] + [[str(c) for c in r] for r in rows]
+    widths = [max(len(r[i]) for r in cells) for i in range(len(headers))]
+    fmt = lambda r: "| " + " | ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)) + " |"
+    out = [fmt(cells[0]), "|" + "|".join("-" * (w + 2) for w in widths) + "|"]
+    out += [fmt(r) for r in cells[1:]]
+    return "\n".join(out)
+
+
+def record(section, body, command):
+    """Replace (or append) `## section` in docs/benchmarks.md with body, dated, with the command."""
+    DOC.parent.mkdir(exist_ok=True)
+    header = "# Benchmarks\n\nEvery figure here was printed by a script in `benchmarks/`.\n"
+    text = DOC.read_text() if DOC.exists() else header
+    stamp = datetime.date.today().isoformat()
+    block = f"## {section}\n\n`{command}` — {stamp}, {machine()}\n\n{body.strip()}\n"
+    pattern = re.compile(rf"^## {re.escape(section)}\n.*?(?=^## |\Z)", re.S | re.M)
+    if pattern.search(text):
+        text = pattern.sub(lambda m: block + "\n", text)
+    else:
+        text = text.rstrip("\n") + "\n\n" + block
+    DOC.write_text(text.rstrip("\n") + "\n")
+
+
+def git_rev():
+    try:
+        return subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True,
+                              text=True).stdout.strip()
+    except OSError:
+        return "?"
