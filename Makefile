@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 INSTALLED := $(VENV)/.installed
 EXT := $(shell $(PYTHON) -c "import sysconfig; print(sysconfig.get_config_var('EXT_SUFFIX'))")
 MODULE := engine/_compiled$(EXT)
-CORE_SOURCES := $(wildcard engine/core/*.py) engine/layout.py engine/build.py engine/buildinfo.py
+CORE_SOURCES := $(wildcard engine/core/*.py) engine/layout.py engine/params.py engine/build.py engine/buildinfo.py
 
 .PHONY: all venv build run test lint bench clean
 

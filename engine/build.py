@@ -49,6 +49,7 @@ def zig_toolchain(workdir):
 
 
 def build(output_dir=ENGINE_DIR, system_cc=False, verbose=False):
+    os.environ["KIBITZ_AOT_BUILD"] = "1"  # recursive functions get their explicit signatures
     from numba.pycc import CC
 
     from engine.core.exports import EXPORTS

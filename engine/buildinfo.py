@@ -14,7 +14,7 @@ def source_hash():
     if not files:
         return None
     h = hashlib.sha256()
-    for f in files + [ENGINE_DIR / "layout.py"]:
+    for f in files + [ENGINE_DIR / "layout.py", ENGINE_DIR / "params.py"]:
         h.update(f.name.encode())
         h.update(f.read_bytes())
     return int.from_bytes(h.digest()[:8], "little")

@@ -90,3 +90,44 @@ U64 = np.uint64
 # --- move generation kinds -------------------------------------------------------------------------
 GEN_ALL = 0  # every legal move
 GEN_NOISY = 1  # captures, en passant, queen promotions (quiescence); every evasion when in check
+
+# --- scores ----------------------------------------------------------------------------------------
+INF = 32001
+MATE = 32000  # mate at the root; mate in n plies scores MATE - n
+MATE_BOUND = MATE - 2 * MAX_PLY  # |score| above this is a mate score
+DRAW = 0
+
+# --- search scratch: one int32 array S per search, at these offsets ------------------------------
+MAX_MULTIPV = 5
+PLY_ROWS = MAX_PLY + 8
+S_KILLERS = 0  # [PLY_ROWS][2]
+S_HISTORY = S_KILLERS + PLY_ROWS * 2  # [16 piece][64 to] quiet-move history
+S_COUNTER = S_HISTORY + 16 * 64  # [16 piece][64 to] of the previous move -> its refutation
+S_CAPTURE_HISTORY = S_COUNTER + 16 * 64  # [16 piece][64 to] capture history (reserved)
+S_MOVES = S_CAPTURE_HISTORY + 16 * 64  # [PLY_ROWS][MAX_MOVES] move lists
+S_SCORES = S_MOVES + PLY_ROWS * MAX_MOVES  # [PLY_ROWS][MAX_MOVES] their ordering scores
+S_PV = S_SCORES + PLY_ROWS * MAX_MOVES  # [PLY_ROWS][PLY_ROWS] triangular PV table
+S_PV_LEN = S_PV + PLY_ROWS * PLY_ROWS  # [PLY_ROWS]
+S_EVAL = S_PV_LEN + PLY_ROWS  # [PLY_ROWS] static eval per ply (for "improving")
+S_EXCLUDED = S_EVAL + PLY_ROWS  # [MAX_MULTIPV] root moves skipped (lines already found)
+S_LINE_SCORE = S_EXCLUDED + MAX_MULTIPV  # [MAX_MULTIPV] results of the last completed iteration
+S_LINE_LEN = S_LINE_SCORE + MAX_MULTIPV
+S_LINE_SELDEPTH = S_LINE_LEN + MAX_MULTIPV
+S_LINE_PV = S_LINE_SELDEPTH + MAX_MULTIPV  # [MAX_MULTIPV][PLY_ROWS]
+S_PARAMS = S_LINE_PV + MAX_MULTIPV * PLY_ROWS  # tunable weights, see engine/params.py
+S_SIZE = S_PARAMS + 256
+
+# --- search control: one int64 array ctl per search ----------------------------------------------
+C_NODES = 0
+C_SELDEPTH = 1
+C_STOP = 2  # set by another thread (UCI `stop`): the search ends as soon as it sees it
+C_DEADLINE = 3  # CLOCK_MONOTONIC ns at which the search must stop; 0 = none
+C_NODE_LIMIT = 4  # 0 = none
+C_ABORTED = 5  # set by the search when it stopped early; the iteration's results are partial
+C_DEPTH = 6  # the iteration being searched
+C_MULTIPV = 7
+C_EXCLUDED = 8  # how many root moves are excluded (multipv lines found so far this iteration)
+C_LINES = 9  # lines completed in the last iteration
+C_ROOT_PLY = 10  # st[ST_PLY] at the root (to tell game history from the search tree)
+C_TT_MASK = 11  # number of TT buckets - 1
+N_CTL = 16

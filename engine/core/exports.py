@@ -8,7 +8,7 @@ into engine/_compiled*.so with those signatures. Both paths therefore run this v
 import numpy as np
 from numba import njit
 
-from engine.core import attacks, movegen, position, zobrist
+from engine.core import attacks, evaluation, movegen, position, search, see, transposition, zobrist
 from engine.core import perft as perft_mod
 from engine.core.intrinsics import acquire_gil, release_gil
 from engine.core.signatures import POS, TABLES
@@ -17,10 +17,10 @@ from engine.layout import MAX_MOVES
 EXPORTS = {}  # name -> (signature, python function)
 
 
-def export(signature):
+def export(signature, cache=True):
     def register(fn):
         EXPORTS[fn.__name__] = (signature, fn)
-        return njit(cache=True)(fn)
+        return njit(cache=cache)(fn)
 
     return register
 
@@ -70,3 +70,32 @@ def perft(T, bb, board, st, keys, undo, depth):
 def divide(T, bb, board, st, keys, undo, depth, out_moves, out_counts):
     return perft_mod.divide(T, bb, board, st, keys, undo, depth, out_moves, out_counts)
 
+
+
+@export(f"i8({TABLES}, {POS}, u8[::1], i4[::1], i8[::1])", cache=False)  # calls recursive code
+def search_depth(T, bb, board, st, keys, undo, tt, S, ctl):
+    """One iteration of iterative deepening (all multipv lines), with the GIL released."""
+    ts = release_gil()
+    lines = search.iterate(T, bb, board, st, keys, undo, tt, S, ctl)
+    acquire_gil(ts)
+    return lines
+
+
+@export(f"i8({TABLES}, {POS}, i4[::1])")
+def evaluate(T, bb, board, st, keys, undo, S):
+    return evaluation.evaluate(T, bb, board, st, S)
+
+
+@export(f"b1({TABLES}, {POS}, i4, i8)")
+def see_ge(T, bb, board, st, keys, undo, m, threshold):
+    return see.see_ge(T, bb, board, m, threshold)
+
+
+@export("u8(u8[::1], i8, u8)")
+def tt_probe(tt, mask, key):
+    return transposition.probe(tt, mask, key)
+
+
+@export("i8(u8[::1])")
+def hashfull(tt):
+    return transposition.hashfull(tt)

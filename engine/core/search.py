@@ -1,0 +1,566 @@
+"""Alpha-beta search: negamax with PVS, quiescence, transposition table, pruning and reductions.
+
+One call to iterate() searches one depth of iterative deepening (every multipv line, each inside an
+aspiration window); engine/analysis.py drives the iterations, reads the lines and reports them.
+
+The deadline, node limit and stop flag (ctl[C_DEADLINE], ctl[C_NODE_LIMIT], ctl[C_STOP]) are checked
+inside the tree; once one trips, ctl[C_ABORTED] is set, every frame returns at once, and the caller
+falls back on the last completed iteration. Depth 1 is never cut short, so a move is always found.
+
+Recursive functions carry explicit signatures: numba.pycc cannot compile them typed by inference.
+"""
+
+import math
+
+import numpy as np
+from numba import njit
+
+from engine.core.evaluation import evaluate
+from engine.core.intrinsics import monotonic_ns, popcount
+from engine.core.movegen import checkers_of, generate
+from engine.core.position import make_move, make_null, unmake_move, unmake_null
+from engine.core.see import SEE_VALUE, see_ge
+from engine.core.signatures import POS, TABLES, recursive
+from engine.core.transposition import (
+    BOUND_EXACT,
+    BOUND_LOWER,
+    BOUND_UPPER,
+    data_bound,
+    data_depth,
+    data_eval,
+    data_move,
+    data_score,
+    probe,
+    score_from_tt,
+    store,
+)
+from engine.layout import (
+    BB_COLOR,
+    BISHOP,
+    C_ABORTED,
+    C_DEADLINE,
+    C_DEPTH,
+    C_EXCLUDED,
+    C_LINES,
+    C_MULTIPV,
+    C_NODE_LIMIT,
+    C_NODES,
+    C_SELDEPTH,
+    C_STOP,
+    C_TT_MASK,
+    DRAW,
+    F_CAPTURE,
+    F_EP_CAPTURE,
+    F_PROMO,
+    GEN_ALL,
+    GEN_NOISY,
+    INF,
+    KNIGHT,
+    MATE,
+    MATE_BOUND,
+    MAX_MOVES,
+    MAX_PLY,
+    MOVE_NONE,
+    PAWN,
+    PLY_ROWS,
+    QUEEN,
+    ROOK,
+    S_COUNTER,
+    S_EVAL,
+    S_EXCLUDED,
+    S_HISTORY,
+    S_KILLERS,
+    S_LINE_LEN,
+    S_LINE_PV,
+    S_LINE_SCORE,
+    S_LINE_SELDEPTH,
+    S_MOVES,
+    S_PARAMS,
+    S_PV,
+    S_PV_LEN,
+    S_SCORES,
+    ST_HALFMOVE,
+    ST_PLY,
+    ST_SIDE,
+    U_MOVE,
+)
+from engine.params import P_ASPIRATION, P_FUTILITY, P_LMP, P_LMR, P_NULL_MOVE, P_RFP, P_SEE_PRUNING
+
+# Late-move reductions by depth and move number: 0.75 + ln(d) ln(m) / 2.25.
+LMR = np.zeros((64, 64), dtype=np.int32)
+for _d in range(1, 64):
+    for _m in range(1, 64):
+        LMR[_d, _m] = int(0.75 + math.log(_d) * math.log(_m) / 2.25)
+# Late-move pruning: quiet moves searched before the rest are skipped, by [improving][depth].
+LMP = np.array([[(3 + d * d) // 2 for d in range(16)], [3 + d * d for d in range(16)]], dtype=np.int32)
+
+# Move-ordering bands.
+ORDER_TT = 30_000_000
+ORDER_GOOD_CAPTURE = 20_000_000
+ORDER_KILLER_1 = 10_000_002
+ORDER_KILLER_2 = 10_000_001
+ORDER_COUNTER = 10_000_000
+ORDER_BAD_CAPTURE = -20_000_000
+HISTORY_MAX = 16384
+
+SEARCH_ARGS = f"{TABLES}, {POS}, u8[::1], i4[::1], i8[::1]"  # T, position, tt, S, ctl
+
+
+@njit(inline="always")
+def _tick(ctl):
+    """Count a node; every 512 nodes look at the clock and the stop flag."""
+    n = ctl[C_NODES] + 1
+    ctl[C_NODES] = n
+    if ctl[C_DEPTH] > 1:
+        if ctl[C_NODE_LIMIT] != 0 and n >= ctl[C_NODE_LIMIT]:
+            ctl[C_ABORTED] = 1
+        elif (n & 511) == 0:
+            if ctl[C_STOP] != 0 or (ctl[C_DEADLINE] != 0 and monotonic_ns() >= ctl[C_DEADLINE]):
+                ctl[C_ABORTED] = 1
+
+
+@njit(inline="always")
+def _insufficient_material(bb):
+    return not (bb[PAWN] | bb[ROOK] | bb[QUEEN]) and popcount(bb[KNIGHT] | bb[BISHOP]) <= 1
+
+
+@njit(inline="always")
+def _repetition(st, keys):
+    """The position occurred before (in the tree or the game) since the last irreversible move."""
+    n = st[ST_PLY]
+    key = keys[n]
+    limit = min(st[ST_HALFMOVE], n)
+    i = 4
+    while i <= limit:
+        if keys[n - i] == key:
+            return True
+        i += 2
+    return False
+
+
+@njit(inline="always")
+def _update_pv(S, ply, m):
+    row = S_PV + ply * PLY_ROWS
+    child = S_PV + (ply + 1) * PLY_ROWS
+    n = S[S_PV_LEN + ply + 1]
+    S[row] = m
+    for k in range(n):
+        S[row + 1 + k] = S[child + k]
+    S[S_PV_LEN + ply] = n + 1
+
+
+@njit(inline="always")
+def _history_update(S, idx, bonus):
+    v = S[idx]
+    S[idx] = v + bonus - v * abs(bonus) // HISTORY_MAX
+
+
+@njit(inline="always")
+def _pick(S, mb, sb, i, n):
+    """Bring the best-scored remaining move to position i (selection sort, one step)."""
+    best = i
+    best_score = S[sb + i]
+    for j in range(i + 1, n):
+        if S[sb + j] > best_score:
+            best = j
+            best_score = S[sb + j]
+    if best != i:
+        m = S[mb + best]
+        S[mb + best] = S[mb + i]
+        S[mb + i] = m
+        S[sb + best] = S[sb + i]
+        S[sb + i] = best_score
+    return S[mb + i]
+
+
+@njit(inline="always")
+def _capture_order(T, bb, board, m):
+    """MVV-LVA for a capture or promotion, and whether it holds its ground (SEE >= 0)."""
+    frm = m & 63
+    to = (m >> 6) & 63
+    flag = (m >> 12) & 15
+    attacker = board[frm] & 7
+    victim = PAWN if flag == F_EP_CAPTURE else (board[to] & 7 if flag & F_CAPTURE else 0)
+    mvv = SEE_VALUE[victim] * 8 - attacker
+    if flag & F_PROMO:
+        if (flag & 3) != 3:
+            return -1, False  # under-promotions last
+        mvv += SEE_VALUE[QUEEN] * 8
+    good = SEE_VALUE[victim] >= SEE_VALUE[attacker] or see_ge(T, bb, board, m, 0)
+    return mvv, good
+
+
+@njit(inline="always")
+def _score_moves(T, bb, board, S, mb, sb, n, tt_move, ply, counter):
+    k1 = S[S_KILLERS + 2 * ply]
+    k2 = S[S_KILLERS + 2 * ply + 1]
+    for i in range(n):
+        m = S[mb + i]
+        if m == tt_move:
+            S[sb + i] = ORDER_TT
+        elif (m >> 12) & (F_CAPTURE | F_PROMO):
+            mvv, good = _capture_order(T, bb, board, m)
+            S[sb + i] = (ORDER_GOOD_CAPTURE if good else ORDER_BAD_CAPTURE) + mvv
+        elif m == k1:
+            S[sb + i] = ORDER_KILLER_1
+        elif m == k2:
+            S[sb + i] = ORDER_KILLER_2
+        elif m == counter:
+            S[sb + i] = ORDER_COUNTER
+        else:
+            S[sb + i] = S[S_HISTORY + board[m & 63] * 64 + ((m >> 6) & 63)]
+
+
+@njit(inline="always")
+def _reward_quiet(S, board, ply, depth, m, mb, tried, cidx):
+    """A quiet move caused a cut: remember it as killer and counter, and update history."""
+    k = S_KILLERS + 2 * ply
+    if S[k] != m:
+        S[k + 1] = S[k]
+        S[k] = m
+    if cidx >= 0:
+        S[cidx] = m
+    bonus = min(8 * depth * depth, 1600)
+    _history_update(S, S_HISTORY + board[m & 63] * 64 + ((m >> 6) & 63), bonus)
+    for j in range(tried):
+        q = S[mb + j]
+        if not ((q >> 12) & (F_CAPTURE | F_PROMO)):
+            _history_update(S, S_HISTORY + board[q & 63] * 64 + ((q >> 6) & 63), -bonus)
+
+
+@recursive(f"i8({SEARCH_ARGS}, i8, i8, i8)")
+def qsearch(T, bb, board, st, keys, undo, tt, S, ctl, ply, alpha, beta):
+    S[S_PV_LEN + ply] = 0
+    _tick(ctl)
+    if ctl[C_ABORTED]:
+        return 0
+    if ply + 1 > ctl[C_SELDEPTH]:
+        ctl[C_SELDEPTH] = ply + 1
+    if ply >= MAX_PLY - 1:
+        return evaluate(T, bb, board, st, S)
+    if st[ST_HALFMOVE] >= 100 or _insufficient_material(bb):
+        return DRAW
+    pv_node = beta - alpha > 1
+    key = keys[st[ST_PLY]]
+    mask = ctl[C_TT_MASK]
+    d = probe(tt, mask, key)
+    bound = data_bound(d)
+    tt_move = data_move(d) if bound else 0
+    tt_score = score_from_tt(data_score(d), ply)
+    if bound and not pv_node:
+        if bound == BOUND_EXACT or (bound == BOUND_LOWER and tt_score >= beta) or (
+            bound == BOUND_UPPER and tt_score <= alpha
+        ):
+            return tt_score
+    in_check = checkers_of(T, bb, st) != 0
+    if in_check:
+        best = -INF
+        stand = -INF
+        static_eval = -INF
+    else:
+        static_eval = data_eval(d) if bound else evaluate(T, bb, board, st, S)
+        stand = static_eval
+        if bound and (
+            bound == BOUND_EXACT or (bound == BOUND_LOWER and tt_score > stand) or (
+                bound == BOUND_UPPER and tt_score < stand)
+        ):
+            stand = tt_score
+        if stand >= beta:
+            if not bound:
+                store(tt, mask, key, MOVE_NONE, stand, static_eval, 0, BOUND_LOWER, ply)
+            return stand
+        if stand > alpha:
+            alpha = stand
+        best = stand
+
+    mb = S_MOVES + ply * MAX_MOVES
+    sb = S_SCORES + ply * MAX_MOVES
+    n = generate(T, bb, st, S, mb, GEN_NOISY) - mb
+    if n == 0:
+        return -MATE + ply if in_check else best
+    _score_moves(T, bb, board, S, mb, sb, n, tt_move, ply, MOVE_NONE)
+    best_move = MOVE_NONE
+    old_alpha = alpha
+    for i in range(n):
+        m = _pick(S, mb, sb, i, n)
+        if not in_check:
+            flag = (m >> 12) & 15
+            if not (flag & F_PROMO):
+                victim = PAWN if flag == F_EP_CAPTURE else board[(m >> 6) & 63] & 7
+                if stand + SEE_VALUE[victim] + 150 <= alpha:
+                    continue  # delta pruning: even winning the piece cannot lift the score to alpha
+            order = S[sb + i]
+            if order < 0 or (order == ORDER_TT and not see_ge(T, bb, board, m, 0)):
+                continue  # loses material (SEE < 0)
+        make_move(T, bb, board, st, keys, undo, m)
+        score = -qsearch(T, bb, board, st, keys, undo, tt, S, ctl, ply + 1, -beta, -alpha)
+        unmake_move(T, bb, board, st, keys, undo, m)
+        if ctl[C_ABORTED]:
+            return 0
+        if score > best:
+            best = score
+            if score > alpha:
+                best_move = m
+                if score >= beta:
+                    break
+                alpha = score
+    if best >= beta:
+        flag_bound = BOUND_LOWER
+    elif best > old_alpha:
+        flag_bound = BOUND_EXACT
+    else:
+        flag_bound = BOUND_UPPER
+    store(tt, mask, key, best_move, best, static_eval, 0, flag_bound, ply)
+    return best
+
+
+@recursive(f"i8({SEARCH_ARGS}, i8, i8, i8, i8, b1)")
+def negamax(T, bb, board, st, keys, undo, tt, S, ctl, ply, depth, alpha, beta, cut_node):
+    if depth <= 0:
+        return qsearch(T, bb, board, st, keys, undo, tt, S, ctl, ply, alpha, beta)
+    S[S_PV_LEN + ply] = 0
+    _tick(ctl)
+    if ctl[C_ABORTED]:
+        return 0
+    if ply + 1 > ctl[C_SELDEPTH]:
+        ctl[C_SELDEPTH] = ply + 1
+    pv_node = beta - alpha > 1
+    root = ply == 0
+    us = st[ST_SIDE]
+    if not root:
+        if st[ST_HALFMOVE] >= 100 or _insufficient_material(bb) or _repetition(st, keys):
+            return DRAW
+        if ply >= MAX_PLY - 1:
+            return evaluate(T, bb, board, st, S)
+        # Mate-distance pruning: no line from here can beat a mate already found nearer the root.
+        alpha = max(alpha, -MATE + ply)
+        beta = min(beta, MATE - ply - 1)
+        if alpha >= beta:
+            return alpha
+
+    excluding = root and ctl[C_EXCLUDED] > 0
+    key = keys[st[ST_PLY]]
+    mask = ctl[C_TT_MASK]
+    d = probe(tt, mask, key)
+    bound = data_bound(d)
+    tt_move = data_move(d) if bound else 0
+    tt_score = score_from_tt(data_score(d), ply)
+    if bound and not pv_node and not excluding and data_depth(d) >= depth:
+        if bound == BOUND_EXACT or (bound == BOUND_LOWER and tt_score >= beta) or (
+            bound == BOUND_UPPER and tt_score <= alpha
+        ):
+            return tt_score
+
+    in_check = checkers_of(T, bb, st) != 0
+    if in_check:
+        static_eval = -INF
+        ev = -INF
+        if ply < 2 * ctl[C_DEPTH]:
+            depth += 1  # check extension
+    else:
+        static_eval = data_eval(d) if bound else evaluate(T, bb, board, st, S)
+        ev = static_eval
+        if bound and (
+            bound == BOUND_EXACT or (bound == BOUND_LOWER and tt_score > ev) or (bound == BOUND_UPPER and tt_score < ev)
+        ):
+            ev = tt_score
+    S[S_EVAL + ply] = static_eval
+    improving = 1 if (not in_check and ply >= 2 and static_eval > S[S_EVAL + ply - 2]) else 0
+    P = S_PARAMS
+
+    if not pv_node and not in_check and not root:
+        # Reverse futility: far enough above beta that a shallow search will not fall back.
+        if S[P + P_RFP] and depth <= 8 and ev - 75 * (depth - improving) >= beta and abs(ev) < MATE_BOUND:
+            return ev
+        # Null move: give the opponent a free move; if we still beat beta, the node is a cut.
+        # Not without pieces (zugzwang is common in pawn endings) and never twice in a row.
+        if (
+            S[P + P_NULL_MOVE]
+            and depth >= 3
+            and ev >= beta
+            and static_eval >= beta
+            and undo[st[ST_PLY] - 1, U_MOVE] != MOVE_NONE
+            and (bb[KNIGHT] | bb[BISHOP] | bb[ROOK] | bb[QUEEN]) & bb[BB_COLOR + us]
+        ):
+            r = 3 + depth // 3 + min((ev - beta) // 200, 3)
+            make_null(T, bb, board, st, keys, undo)
+            score = -negamax(T, bb, board, st, keys, undo, tt, S, ctl, ply + 1, depth - r, -beta, -beta + 1,
+                             not cut_node)
+            unmake_null(T, bb, board, st, keys, undo)
+            if ctl[C_ABORTED]:
+                return 0
+            if score >= beta:
+                return beta if score >= MATE_BOUND else score
+        # Razoring: hopeless at low depth unless a capture sequence saves it.
+        if depth <= 3 and ev + 200 + 250 * depth <= alpha:
+            q = qsearch(T, bb, board, st, keys, undo, tt, S, ctl, ply, alpha, alpha + 1)
+            if q <= alpha:
+                return q
+
+    # Internal iterative reduction: with no move from the table, search this node a ply shallower.
+    if depth >= 4 and tt_move == MOVE_NONE and (pv_node or cut_node):
+        depth -= 1
+
+    mb = S_MOVES + ply * MAX_MOVES
+    sb = S_SCORES + ply * MAX_MOVES
+    n = generate(T, bb, st, S, mb, GEN_ALL) - mb
+    if n == 0:
+        return -MATE + ply if in_check else DRAW
+    counter = MOVE_NONE
+    cidx = -1
+    if st[ST_PLY] > 0:
+        prev = undo[st[ST_PLY] - 1, U_MOVE]
+        if prev != MOVE_NONE:
+            pto = (prev >> 6) & 63
+            cidx = S_COUNTER + board[pto] * 64 + pto
+            counter = S[cidx]
+    _score_moves(T, bb, board, S, mb, sb, n, tt_move, ply, counter)
+
+    best = -INF
+    best_move = MOVE_NONE
+    searched = 0
+    quiets = 0
+    skip_quiets = False
+    old_alpha = alpha
+    for i in range(n):
+        m = _pick(S, mb, sb, i, n)
+        if excluding:
+            skip = False
+            for k in range(ctl[C_EXCLUDED]):
+                if S[S_EXCLUDED + k] == m:
+                    skip = True
+            if skip:
+                continue
+        flag = (m >> 12) & 15
+        quiet = not (flag & (F_CAPTURE | F_PROMO))
+        if quiet and skip_quiets:
+            continue
+        order = S[sb + i]
+        if not root and best > -MATE_BOUND:
+            if quiet:
+                if S[P + P_LMP] and depth <= 8 and quiets >= LMP[improving, depth]:
+                    skip_quiets = True
+                    continue
+                if S[P + P_FUTILITY] and depth <= 6 and not in_check and ev + 100 + 90 * depth <= alpha:
+                    skip_quiets = True
+                    continue
+                if S[P + P_SEE_PRUNING] and depth <= 6 and not see_ge(T, bb, board, m, -70 * depth):
+                    continue
+            elif S[P + P_SEE_PRUNING] and depth <= 6 and order < 0 and not see_ge(T, bb, board, m, -100 * depth):
+                continue
+
+        make_move(T, bb, board, st, keys, undo, m)
+        searched += 1
+        if quiet:
+            quiets += 1
+        new_depth = depth - 1
+        if searched == 1:
+            score = -negamax(T, bb, board, st, keys, undo, tt, S, ctl, ply + 1, new_depth, -beta, -alpha,
+                             np.bool_(False) if pv_node else not cut_node)
+        else:
+            r = 0
+            if S[P + P_LMR] and depth >= 3 and searched > 2 and (quiet or order < 0):
+                r = LMR[min(depth, 63), min(searched, 63)]
+                if not pv_node:
+                    r += 1
+                if cut_node:
+                    r += 1
+                if improving:
+                    r -= 1
+                if checkers_of(T, bb, st) != 0:
+                    r -= 1
+                if quiet:
+                    if order >= ORDER_COUNTER:
+                        r -= 1
+                    else:
+                        r -= order // 6000
+                r = max(0, min(r, new_depth - 1))
+            # np.bool_(): a literal True here would leave the recursive call unresolved in the pycc build.
+            score = -negamax(T, bb, board, st, keys, undo, tt, S, ctl, ply + 1, new_depth - r, -alpha - 1, -alpha,
+                             np.bool_(True))
+            if score > alpha and r > 0:
+                score = -negamax(T, bb, board, st, keys, undo, tt, S, ctl, ply + 1, new_depth, -alpha - 1, -alpha,
+                                 not cut_node)
+            if pv_node and score > alpha and score < beta:
+                score = -negamax(T, bb, board, st, keys, undo, tt, S, ctl, ply + 1, new_depth, -beta, -alpha,
+                                 np.bool_(False))
+        unmake_move(T, bb, board, st, keys, undo, m)
+        if ctl[C_ABORTED]:
+            return 0
+
+        if score > best:
+            best = score
+            if score > alpha:
+                best_move = m
+                if pv_node:
+                    _update_pv(S, ply, m)
+                if score >= beta:
+                    if quiet:
+                        _reward_quiet(S, board, ply, depth, m, mb, i, cidx)
+                    break
+                alpha = score
+
+    if searched == 0:
+        # Every root move excluded (multipv beyond the legal moves), or everything pruned.
+        return -INF if excluding else alpha
+    if not excluding:
+        if best >= beta:
+            b = BOUND_LOWER
+        elif pv_node and best > old_alpha:
+            b = BOUND_EXACT
+        else:
+            b = BOUND_UPPER
+        store(tt, mask, key, best_move, best, static_eval, depth, b, ply)
+    return best
+
+
+@njit
+def iterate(T, bb, board, st, keys, undo, tt, S, ctl):
+    """Search depth ctl[C_DEPTH] for ctl[C_MULTIPV] lines; record them unless aborted.
+
+    Returns the number of lines completed (0 if the deadline, node limit or stop cut it short).
+    """
+    depth = ctl[C_DEPTH]
+    ctl[C_EXCLUDED] = 0
+    ctl[C_SELDEPTH] = 0
+    lines = 0
+    for k in range(ctl[C_MULTIPV]):
+        prev = S[S_LINE_SCORE + k]
+        window = 20
+        if S[S_PARAMS + P_ASPIRATION] and depth >= 5 and S[S_LINE_LEN + k] > 0 and abs(prev) < MATE_BOUND:
+            alpha = max(prev - window, -INF)
+            beta = min(prev + window, INF)
+        else:
+            alpha = -INF
+            beta = INF
+        score = 0
+        while True:
+            score = negamax(T, bb, board, st, keys, undo, tt, S, ctl, 0, depth, alpha, beta, np.bool_(False))
+            if ctl[C_ABORTED]:
+                return 0
+            if score <= alpha and alpha > -INF:
+                beta = (alpha + beta) // 2
+                alpha = max(score - window, -INF)
+            elif score >= beta and beta < INF:
+                beta = min(score + window, INF)
+            else:
+                break
+            window += window
+            if window > 1000:
+                alpha = -INF
+                beta = INF
+        n = S[S_PV_LEN]
+        if n == 0 or score == -INF:
+            break
+        S[S_LINE_SCORE + k] = score
+        S[S_LINE_LEN + k] = n
+        S[S_LINE_SELDEPTH + k] = ctl[C_SELDEPTH]
+        for j in range(n):
+            S[S_LINE_PV + k * PLY_ROWS + j] = S[S_PV + j]
+        S[S_EXCLUDED + k] = S[S_PV]
+        ctl[C_EXCLUDED] = k + 1
+        lines += 1
+    for k in range(lines, ctl[C_MULTIPV]):
+        S[S_LINE_LEN + k] = 0
+    ctl[C_LINES] = lines
+    return lines

@@ -1,0 +1,68 @@
+"""Tunable evaluation and search parameters.
+
+They live in the search scratch array (S[S_PARAMS + index]) rather than in the compiled code, so a
+match can compare two settings of the same build (UCI `setoption`, listed when KIBITZ_TUNING=1).
+Values are centipawns unless said otherwise. Each term's measured gain is in docs/strength.md.
+"""
+
+# name, default, min, max
+PARAMS = [
+    ("Tempo", 10, 0, 50),
+    ("BishopPairMg", 30, 0, 100),
+    ("BishopPairEg", 50, 0, 150),
+    ("PassedMg", 100, 0, 300),  # percent scale of the passed-pawn bonus by rank (mg)
+    ("PassedEg", 100, 0, 300),
+    ("DoubledMg", 10, 0, 60),
+    ("DoubledEg", 20, 0, 60),
+    ("IsolatedMg", 10, 0, 60),
+    ("IsolatedEg", 15, 0, 60),
+    ("ConnectedMg", 100, 0, 300),  # percent scale of the connected-pawn bonus by rank
+    ("ConnectedEg", 100, 0, 300),
+    ("MobilityMg", 100, 0, 300),  # percent scale of the mobility tables
+    ("MobilityEg", 100, 0, 300),
+    ("KingSafety", 100, 0, 300),  # percent scale of the king-attack penalty
+    ("PawnShield", 12, 0, 50),
+    ("RookOpenMg", 25, 0, 80),
+    ("RookOpenEg", 10, 0, 80),
+    ("RookSemiOpenMg", 12, 0, 80),
+    ("RookSemiOpenEg", 5, 0, 80),
+    # search
+    ("NullMove", 1, 0, 1),
+    ("Lmr", 1, 0, 1),
+    ("Futility", 1, 0, 1),
+    ("ReverseFutility", 1, 0, 1),
+    ("Aspiration", 1, 0, 1),
+    ("Lmp", 1, 0, 1),
+    ("SeePruning", 1, 0, 1),
+]
+
+INDEX = {name: i for i, (name, *_rest) in enumerate(PARAMS)}
+DEFAULTS = [default for _, default, _, _ in PARAMS]
+
+# Indices as module constants for the compiled code (numba freezes them).
+P_TEMPO = INDEX["Tempo"]
+P_BISHOP_PAIR_MG = INDEX["BishopPairMg"]
+P_BISHOP_PAIR_EG = INDEX["BishopPairEg"]
+P_PASSED_MG = INDEX["PassedMg"]
+P_PASSED_EG = INDEX["PassedEg"]
+P_DOUBLED_MG = INDEX["DoubledMg"]
+P_DOUBLED_EG = INDEX["DoubledEg"]
+P_ISOLATED_MG = INDEX["IsolatedMg"]
+P_ISOLATED_EG = INDEX["IsolatedEg"]
+P_CONNECTED_MG = INDEX["ConnectedMg"]
+P_CONNECTED_EG = INDEX["ConnectedEg"]
+P_MOBILITY_MG = INDEX["MobilityMg"]
+P_MOBILITY_EG = INDEX["MobilityEg"]
+P_KING_SAFETY = INDEX["KingSafety"]
+P_PAWN_SHIELD = INDEX["PawnShield"]
+P_ROOK_OPEN_MG = INDEX["RookOpenMg"]
+P_ROOK_OPEN_EG = INDEX["RookOpenEg"]
+P_ROOK_SEMI_MG = INDEX["RookSemiOpenMg"]
+P_ROOK_SEMI_EG = INDEX["RookSemiOpenEg"]
+P_NULL_MOVE = INDEX["NullMove"]
+P_LMR = INDEX["Lmr"]
+P_FUTILITY = INDEX["Futility"]
+P_RFP = INDEX["ReverseFutility"]
+P_ASPIRATION = INDEX["Aspiration"]
+P_LMP = INDEX["Lmp"]
+P_SEE_PRUNING = INDEX["SeePruning"]

@@ -1,0 +1,61 @@
+"""What an analysis returns: plain, frozen dataclasses with no engine internals.
+
+Scores are from the side to move, in centipawns (`cp`) or moves to mate (`mate`, positive when the
+side to move mates, negative when it is mated; `mate == 0` means it is checkmated now).
+"""
+
+from dataclasses import asdict, dataclass, field
+
+
+@dataclass(frozen=True)
+class Score:
+    cp: int | None = None
+    mate: int | None = None
+
+    def for_white(self, side_to_move):
+        """The same score from White's point of view (side_to_move: "white" or "black")."""
+        if side_to_move == "white":
+            return self
+        return Score(cp=None if self.cp is None else -self.cp, mate=None if self.mate is None else -self.mate)
+
+    def uci(self):
+        return f"mate {self.mate}" if self.mate is not None else f"cp {self.cp}"
+
+    def __str__(self):
+        if self.mate is not None:
+            return f"#{self.mate}" if self.mate >= 0 else f"#-{-self.mate}"
+        return f"{self.cp / 100:+.2f}"
+
+
+@dataclass(frozen=True)
+class Line:
+    """One principal variation (multipv > 1 gives several, best first)."""
+
+    multipv: int
+    score: Score
+    pv: tuple  # UCI moves
+    depth: int
+    seldepth: int
+
+
+@dataclass(frozen=True)
+class Analysis:
+    fen: str  # the position analysed (after any `moves`)
+    side_to_move: str  # "white" or "black"
+    best_move: str | None  # UCI; None when the game is over (see `terminal`)
+    ponder: str | None  # the expected reply, when the PV has one
+    score: Score
+    depth: int
+    seldepth: int
+    nodes: int
+    time_ms: int
+    nps: int
+    hashfull: int  # permille of the transposition table in use
+    pv: tuple  # UCI moves of the best line
+    lines: tuple = field(default_factory=tuple)  # Line per multipv, best first
+    terminal: str | None = None  # "checkmate", "stalemate", "insufficient material", "fifty-move rule",
+    #                               "threefold repetition"; None while the game goes on
+    backend: str = ""  # "aot" or "jit"
+
+    def to_dict(self):
+        return asdict(self)
