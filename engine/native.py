@@ -14,7 +14,7 @@ import time
 
 import numpy as np
 
-from engine.buildinfo import ENGINE_DIR, source_hash
+from engine.buildinfo import source_hash
 from engine.layout import T_SIZE
 
 
@@ -33,12 +33,7 @@ def load_aot():
 
 
 def load_jit():
-    """engine.core.exports under numba's JIT, cached per source version so edits never run stale code."""
-    if "NUMBA_CACHE_DIR" not in os.environ:
-        from numba.core import config
-
-        digest = source_hash()
-        config.CACHE_DIR = str(ENGINE_DIR.parent / ".numba_cache" / f"{digest:016x}")
+    """engine.core.exports under numba's JIT (cached per source version, see engine/core/__init__.py)."""
     from engine.core import exports
 
     return exports

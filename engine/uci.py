@@ -1,33 +1,51 @@
-"""UCI front end: python -m engine.uci
+"""UCI front end: python -m engine.uci [bench [depth]]
 
-Speaks the Universal Chess Interface on stdin/stdout. Besides the standard commands it knows
-`go perft N` (per-move counts and `Nodes searched`, as Stockfish prints them) and `d` (board, FEN,
-key, and which backend the core runs on).
+Speaks the Universal Chess Interface on stdin/stdout; searches run in a thread so `stop` and
+`isready` are answered at once. Besides the standard commands: `go perft N` (per-move counts and
+`Nodes searched`, as Stockfish prints them), `d` (board, FEN, key, backend) and `bench [depth]`.
+With KIBITZ_TUNING=1 the evaluation and search weights of engine/params.py are UCI options too.
 """
 
+import os
 import sys
+import threading
 import time
 
 import numpy as np
 
-from engine import native
+from engine import bench, native
+from engine.analysis import DEFAULT_HASH_MB, MAX_HASH_MB, StopSignal, analyse
 from engine.board import Board, IllegalMoveError
 from engine.fen import STARTPOS, FenError, square_name
+from engine.layout import MAX_MULTIPV
 from engine.moves import to_uci
+from engine.params import PARAMS
 
 ENGINE_NAME = "Kibitz"
 ENGINE_VERSION = "0.1.0"
 AUTHOR = "the Kibitz team"
+TUNING = os.environ.get("KIBITZ_TUNING") == "1"
+
+GO_INT_ARGS = ("wtime", "btime", "winc", "binc", "movestogo", "depth", "nodes", "movetime", "mate")
 
 
 class UciSession:
     def __init__(self, out=sys.stdout):
         self.out = out
+        self.lock = threading.Lock()
+        self.fen = STARTPOS
+        self.moves = []
         self.board = Board()
+        self.hash_mb = DEFAULT_HASH_MB
+        self.multipv = 1
+        self.params = {}
+        self.stop = StopSignal()
+        self.thread = None
 
     def send(self, text):
-        self.out.write(text + "\n")
-        self.out.flush()
+        with self.lock:
+            self.out.write(text + "\n")
+            self.out.flush()
 
     def handle(self, line):
         """Handle one command line; returns False when the session should end."""
@@ -45,22 +63,66 @@ class UciSession:
     def cmd_uci(self, args):
         self.send(f"id name {ENGINE_NAME} {ENGINE_VERSION}")
         self.send(f"id author {AUTHOR}")
+        self.send(f"option name Hash type spin default {DEFAULT_HASH_MB} min 1 max {MAX_HASH_MB}")
+        self.send(f"option name MultiPV type spin default 1 min 1 max {MAX_MULTIPV}")
+        if TUNING:
+            for name, default, low, high in PARAMS:
+                self.send(f"option name {name} type spin default {default} min {low} max {high}")
         self.send("uciok")
 
     def cmd_isready(self, args):
         self.send("readyok")
 
     def cmd_ucinewgame(self, args):
-        self.board = Board()
+        self.wait()
+        self.set_position(STARTPOS, [])
 
     def cmd_quit(self, args):
+        self.halt()
         return False
 
-    def cmd_position(self, args):
+    def cmd_stop(self, args):
+        self.halt()
+
+    def cmd_ponderhit(self, args):
+        self.halt()  # pondering is not offered; a stray ponderhit ends the search with its best move
+
+    def cmd_setoption(self, args):
+        text = " ".join(args)
+        if not text.startswith("name ") or " value " not in text + " ":
+            self.send(f"info string error: setoption needs 'name <id> value <x>', got {text!r}")
+            return
+        name, _, value = text[5:].partition(" value ")
+        name = name.strip()
         try:
-            self.board = self.parse_position(args)
+            number = int(value.strip())
+        except ValueError:
+            self.send(f"info string error: option {name} needs a whole number, got {value.strip()!r}")
+            return
+        lname = name.lower()
+        if lname == "hash":
+            self.hash_mb = min(max(number, 1), MAX_HASH_MB)
+        elif lname == "multipv":
+            self.multipv = min(max(number, 1), MAX_MULTIPV)
+        elif TUNING and name in {p[0] for p in PARAMS}:
+            self.params[name] = number
+        else:
+            self.send(f"info string error: unknown option {name!r}")
+
+    def cmd_position(self, args):
+        self.wait()
+        try:
+            fen, moves = self.parse_position(args)
+            board = Board(fen, capacity=max(512, len(moves) + 64))
+            for text in moves:
+                board.push_uci(text)
         except (FenError, IllegalMoveError, ValueError) as e:
             self.send(f"info string error: {e}")
+            return
+        self.fen, self.moves, self.board = fen, moves, board
+
+    def set_position(self, fen, moves):
+        self.fen, self.moves, self.board = fen, moves, Board(fen)
 
     @staticmethod
     def parse_position(args):
@@ -72,17 +134,13 @@ class UciSession:
         else:
             spec, moves = args, []
         if spec[0] == "startpos" and len(spec) == 1:
-            fen = STARTPOS
-        elif spec[0] == "fen" and len(spec) > 1:
-            fen = " ".join(spec[1:])
-        else:
-            raise ValueError(f"position needs 'startpos' or 'fen <FEN>', got {' '.join(spec)!r}")
-        board = Board(fen, capacity=max(512, len(moves) + 64))
-        for text in moves:
-            board.push_uci(text)
-        return board
+            return STARTPOS, moves
+        if spec[0] == "fen" and len(spec) > 1:
+            return " ".join(spec[1:]), moves
+        raise ValueError(f"position needs 'startpos' or 'fen <FEN>', got {' '.join(spec)!r}")
 
     def cmd_go(self, args):
+        self.wait()
         if args[:1] == ["perft"]:
             try:
                 depth = int(args[1])
@@ -91,7 +149,47 @@ class UciSession:
                 return
             self.perft(depth)
             return
-        self.send("info string error: searching arrives with the search issue; use go perft N")
+        try:
+            limits = parse_go(args)
+        except ValueError as e:
+            self.send(f"info string error: {e}")
+            return
+        self.stop.clear()
+        self.thread = threading.Thread(target=self.search, args=(limits,), daemon=True)
+        self.thread.start()
+
+    def search(self, limits):
+        try:
+            result = analyse(self.fen, self.moves, multipv=self.multipv, hash_mb=self.hash_mb, stop=self.stop,
+                             on_info=self.info, claim_draws=False, params=self.params, **limits)
+        except Exception as e:  # report, and still answer with a move so the GUI is not left waiting
+            self.send(f"info string error: search failed: {e!r}")
+            legal = self.board.legal_moves()
+            self.send(f"bestmove {to_uci(legal[0]) if legal else '(none)'}")
+            return
+        if result.best_move is None:
+            self.send(f"info depth 0 score {result.score.uci()}")
+            self.send(f"info string {result.terminal}")
+            self.send("bestmove (none)")
+            return
+        self.send(f"bestmove {result.best_move}" + (f" ponder {result.ponder}" if result.ponder else ""))
+
+    def info(self, r):
+        for line in r.lines:
+            self.send(
+                f"info depth {line.depth} seldepth {line.seldepth} multipv {line.multipv} score {line.score.uci()} "
+                f"nodes {r.nodes} nps {r.nps} hashfull {r.hashfull} time {r.time_ms} pv {' '.join(line.pv)}"
+            )
+
+    def wait(self):
+        """Let a running search finish (UCI says `go` ends before the next position or go)."""
+        if self.thread is not None:
+            self.thread.join()
+            self.thread = None
+
+    def halt(self):
+        self.stop.set()
+        self.wait()
 
     def perft(self, depth):
         t0 = time.perf_counter()
@@ -104,7 +202,15 @@ class UciSession:
         self.send(f"Nodes searched: {total}")
         self.send(f"info string perft {depth} took {ms:.0f} ms ({total / max(ms, 1e-3) / 1000:.1f} Mnps)")
 
+    def cmd_bench(self, args):
+        self.wait()
+        depth = int(args[0]) if args and args[0].isdigit() else bench.BENCH_DEPTH
+        nodes, seconds = bench.run(depth, report=self.send)
+        self.send(f"Nodes searched: {nodes}")
+        self.send(f"Nodes/second: {int(nodes / seconds)}")
+
     def cmd_d(self, args):
+        self.wait()
         b = self.board
         self.send(b.diagram())
         self.send("")
@@ -113,6 +219,42 @@ class UciSession:
         chk = b.checkers()
         self.send("Checkers: " + " ".join(square_name(sq) for sq in range(64) if chk >> sq & 1))
         self.send(f"info string backend {native.BACKEND} (tables built in {native.TABLE_BUILD_MS:.1f} ms)")
+
+
+def parse_go(args):
+    """UCI `go` arguments -> analyse() keyword arguments."""
+    limits = {}
+    i = 0
+    while i < len(args):
+        word = args[i]
+        if word in ("infinite", "ponder"):
+            limits["infinite"] = True
+            i += 1
+        elif word == "searchmoves":
+            i += 1
+            while i < len(args) and args[i] not in GO_INT_ARGS + ("infinite", "ponder"):
+                i += 1
+        elif word in GO_INT_ARGS:
+            if i + 1 >= len(args):
+                raise ValueError(f"go {word} needs a number")
+            try:
+                value = int(args[i + 1])
+            except ValueError:
+                raise ValueError(f"go {word} needs a whole number, got {args[i + 1]!r}") from None
+            i += 2
+            if word == "movetime":
+                limits["movetime_ms"] = max(value, 1)
+            elif word == "mate":
+                limits["depth"] = max(2 * value + 1, 1)
+            elif word in ("depth", "nodes", "movestogo"):
+                limits[word] = max(value, 1)
+            else:
+                limits[word] = max(value, 0)
+        else:
+            raise ValueError(f"unknown go argument {word!r}")
+    if not any(k in limits for k in ("movetime_ms", "depth", "nodes", "wtime", "btime", "infinite")):
+        limits["infinite"] = True  # plain `go` searches until `stop`
+    return limits
 
 
 def divide(board, depth):
@@ -127,11 +269,17 @@ def perft(board, depth):
     return int(native.core.perft(native.TABLES, *board.arrays, depth))
 
 
-def main():
+def main(argv=None):
+    argv = sys.argv[1:] if argv is None else argv
     session = UciSession()
+    if argv[:1] == ["bench"]:
+        session.cmd_bench(argv[1:])
+        return
     for line in sys.stdin:
         if not session.handle(line):
             break
+    else:
+        session.halt()
 
 
 if __name__ == "__main__":

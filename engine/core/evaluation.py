@@ -22,6 +22,7 @@ from engine.core.bitboard import (
     pawn_attacks_set,
 )
 from engine.core.intrinsics import lsb, popcount
+from engine.core.signatures import kernel
 from engine.layout import BB_ALL, BB_COLOR, BISHOP, KING, KNIGHT, PAWN, QUEEN, ROOK, S_PARAMS, ST_SIDE
 from engine.params import (
     P_BISHOP_PAIR_EG,
@@ -320,7 +321,7 @@ def _pieces(T, bb, S, color):
     return mg, eg
 
 
-@njit(cache=True)
+@kernel
 def evaluate(T, bb, board, st, S):
     """Static evaluation from the side to move's point of view."""
     mg = 0

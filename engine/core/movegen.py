@@ -34,6 +34,7 @@ from engine.core.bitboard import (
     pawn_attacks_set,
 )
 from engine.core.intrinsics import lsb, popcount
+from engine.core.signatures import kernel
 from engine.layout import (
     BB_ALL,
     BB_COLOR,
@@ -147,7 +148,7 @@ def _shift_up(b, color):
     return (b << S8) if color == WHITE else (b >> S8)
 
 
-@njit(cache=True)
+@kernel
 def generate(T, bb, st, moves, start, kind):
     """Write the legal moves (all, or noisy ones) into moves[start:]; return the index past the last."""
     us = st[ST_SIDE]

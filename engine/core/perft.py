@@ -9,7 +9,7 @@ from engine.core.signatures import POS, TABLES
 from engine.layout import GEN_ALL, MAX_MOVES
 
 
-@njit(f"i8({TABLES}, {POS}, i4[::1], i8)", cache=True)
+@njit(f"i8({TABLES}, {POS}, i4[::1], i8)", cache=True, _nrt=False)
 def perft_from(T, bb, board, st, keys, undo, moves, depth):
     """Leaves at `depth` below the position; moves[] is scratch, MAX_MOVES per ply of depth."""
     base = (depth - 1) * MAX_MOVES

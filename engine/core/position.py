@@ -13,6 +13,7 @@ import numpy as np
 from numba import njit
 
 from engine.core.bitboard import ONE, U64
+from engine.core.signatures import kernel
 from engine.layout import (
     BB_ALL,
     BB_COLOR,
@@ -99,7 +100,7 @@ def castle_rook_squares(to):
     return 56, 59
 
 
-@njit(cache=True)
+@kernel
 def make_move(T, bb, board, st, keys, undo, m):
     us = st[ST_SIDE]
     frm = m & 63
@@ -174,7 +175,7 @@ def make_move(T, bb, board, st, keys, undo, m):
     st[ST_PLY] = n + 1
 
 
-@njit(cache=True)
+@kernel
 def unmake_move(T, bb, board, st, keys, undo, m):
     n = st[ST_PLY] - 1
     st[ST_PLY] = n
@@ -215,7 +216,7 @@ def unmake_move(T, bb, board, st, keys, undo, m):
         board[rf] = rook
 
 
-@njit(cache=True)
+@kernel
 def make_null(T, bb, board, st, keys, undo):
     """Pass the move (null-move pruning). The side flips, en passant lapses, nothing else moves."""
     n = st[ST_PLY]
@@ -234,7 +235,7 @@ def make_null(T, bb, board, st, keys, undo):
     st[ST_PLY] = n + 1
 
 
-@njit(cache=True)
+@kernel
 def unmake_null(T, bb, board, st, keys, undo):
     n = st[ST_PLY] - 1
     st[ST_PLY] = n

@@ -514,7 +514,7 @@ def negamax(T, bb, board, st, keys, undo, tt, S, ctl, ply, depth, alpha, beta, c
     return best
 
 
-@njit
+@njit(_nrt=False)
 def iterate(T, bb, board, st, keys, undo, tt, S, ctl):
     """Search depth ctl[C_DEPTH] for ctl[C_MULTIPV] lines; record them unless aborted.
 

@@ -9,6 +9,7 @@ from numba import njit
 
 from engine.core.attacks import bishop_attacks, king_attacks, knight_attacks, pawn_attacks, rook_attacks
 from engine.core.bitboard import ONE, U64
+from engine.core.signatures import kernel
 from engine.layout import (
     BB_ALL,
     BB_COLOR,
@@ -39,7 +40,7 @@ def _attackers(T, bb, sq, occ):
     )
 
 
-@njit(cache=True)
+@kernel
 def see_ge(T, bb, board, m, threshold):
     """True if the static exchange started by move m wins at least `threshold` centipawns."""
     frm = m & 63

@@ -14,11 +14,20 @@ POS = "u8[::1], i1[::1], i4[::1], u8[::1], i4[:, ::1]"  # bb, board, st, keys, u
 AOT_BUILD = os.environ.get("KIBITZ_AOT_BUILD") == "1"  # set by engine/build.py
 
 
-def recursive(signature):
-    """@njit for a recursive function.
+def kernel(fn):
+    """@njit for hot code that never allocates: compiled without numba's reference counting.
 
-    Ahead of time it gets its explicit signature (pycc needs one for recursion). Under the JIT it is
-    typed lazily and never cached: an explicit signature would compile the whole search eagerly at
+    With NRT on, every call passing arrays increfs and decrefs each one (atomic operations); in the
+    search that was half of all the time spent. Code under this decorator must not create arrays.
+    """
+    return njit(cache=True, _nrt=False)(fn)
+
+
+def recursive(signature):
+    """@njit for a recursive function (and, like kernel(), without reference counting).
+
+    Ahead of time it gets its explicit signature: pycc needs one for recursion. Under the JIT it is
+    typed lazily and not cached: an explicit signature would compile the whole search eagerly at
     import, and numba's cache cannot reload recursive functions (it crashes).
     """
-    return njit(signature) if AOT_BUILD else njit
+    return njit(signature, _nrt=False) if AOT_BUILD else njit(_nrt=False)

@@ -10,6 +10,7 @@ import numpy as np
 from numba import njit
 
 from engine.core.bitboard import U64
+from engine.core.signatures import kernel
 from engine.layout import MATE_BOUND
 
 BOUND_NONE = 0
@@ -108,7 +109,7 @@ def store(tt, mask, key, move, score, ev, depth, bound, ply):
     tt[slot + U64(1)] = pack(move, score_to_tt(score, ply), ev, depth, bound)
 
 
-@njit(cache=True)
+@kernel
 def hashfull(tt):
     """Permille of the first 1000 entries in use (UCI `hashfull`)."""
     used = 0

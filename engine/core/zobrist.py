@@ -9,6 +9,7 @@ from numba import njit
 
 from engine.core.bitboard import U64, ZERO
 from engine.core.intrinsics import lsb
+from engine.core.signatures import kernel
 from engine.layout import (
     BB_ALL,
     NO_SQ,
@@ -53,7 +54,7 @@ def fill_zobrist(T):
     T[T_ZOBRIST_SIDE], s = _splitmix64(s)
 
 
-@njit(cache=True)
+@kernel
 def key_from_scratch(T, bb, board, st):
     """The position's key computed from nothing, to check the incremental one."""
     k = ZERO
