@@ -1,0 +1,1 @@
+"""`kibitz`: run the SAM application on this machine without Docker (see cli.py)."""

@@ -1,0 +1,193 @@
+"""kibitz: the SAM application on this machine, without Docker. Its verbs mirror `sam local`.
+
+    kibitz invoke AnalyzeFunction -e events/analyze-post.json   # like `sam local invoke`
+    kibitz serve [--port 3000]                                   # like `sam local start-api`
+    kibitz analyze FEN [--movetime-ms N] [--moves ...]          # a readable analysis
+
+Each verb is a module-level function registered in COMMANDS with its argument set-up, so a later
+verb (say `kibitz batch ...`) is one more entry; `serve` serves every Api route in template.yaml.
+"""
+
+import argparse
+import contextlib
+import json
+import pathlib
+import sys
+
+from functions.local import template
+from functions.local.apigateway import proxy_event
+from functions.local.runtime import FunctionRuntime
+
+ANALYZE_FUNCTION = "AnalyzeFunction"
+
+
+def _functions(args):
+    return template.load(args.template)
+
+
+# --- invoke ---------------------------------------------------------------------------------------
+
+
+def add_invoke(p):
+    p.add_argument("function", help="logical id in template.yaml, e.g. AnalyzeFunction")
+    p.add_argument("-e", "--event", help="event JSON file ('-' for standard input; default: {})")
+
+
+def invoke(args):
+    functions = _functions(args)
+    if args.function not in functions:
+        sys.exit(f"kibitz: no function {args.function!r} in {args.template} (have: {', '.join(functions)})")
+    if args.event == "-":
+        event = json.load(sys.stdin)
+    elif args.event:
+        event = json.loads(pathlib.Path(args.event).read_text())
+    else:
+        event = {}
+    runtime = FunctionRuntime(functions[args.function])
+    with contextlib.redirect_stdout(sys.stderr):  # the function's logs go to stderr, the answer to stdout
+        response = runtime.invoke(event)
+    print(json.dumps(response, indent=2))
+
+
+# --- serve ----------------------------------------------------------------------------------------
+
+
+def add_serve(p):
+    p.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
+    p.add_argument("-p", "--port", type=int, default=3000)
+
+
+def serve(args):
+    from functions.local.server import make_server
+
+    functions = _functions(args)
+    server = make_server(functions, args.host, args.port)
+    host, port = server.server_address[:2]
+    print(f"kibitz: serving {args.template} on http://{host}:{port} (Ctrl-C stops)", file=sys.stderr)
+    for name, fn in functions.items():
+        for route in fn.routes:
+            print(f"  {route.method:6} http://{host}:{port}{route.path}  -> {name}", file=sys.stderr)
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.server_close()
+
+
+# --- analyze --------------------------------------------------------------------------------------
+
+
+def add_analyze(p):
+    p.add_argument("fen", help="the position (quote it), or 'startpos'")
+    p.add_argument("--moves", nargs="*", default=[], help="UCI moves played from FEN")
+    p.add_argument("--movetime-ms", type=int, default=1000)
+    p.add_argument("--depth", type=int)
+    p.add_argument("--nodes", type=int)
+    p.add_argument("--multipv", type=int, default=1)
+    p.add_argument("--json", action="store_true", help="print the API's JSON answer instead")
+
+
+def analyze(args):
+    from engine.fen import STARTPOS
+
+    request = {"fen": STARTPOS if args.fen == "startpos" else args.fen, "moves": args.moves,
+               "movetime_ms": args.movetime_ms, "multipv": args.multipv}
+    for key in ("depth", "nodes"):
+        if getattr(args, key) is not None:
+            request[key] = getattr(args, key)
+    event = proxy_event("POST", "/analyze", headers={"Content-Type": "application/json"}, body=json.dumps(request))
+    runtime = FunctionRuntime(_functions(args)[ANALYZE_FUNCTION])
+    with contextlib.redirect_stdout(sys.stderr), _quiet_logs():
+        response = runtime.invoke(event)
+    body = json.loads(response["body"])
+    if args.json:
+        print(json.dumps(body, indent=2))
+    elif response["statusCode"] != 200:
+        print(f"error {body['status']}: {body['message']}", file=sys.stderr)
+    else:
+        print(readable(body))
+    return 0 if response["statusCode"] == 200 else 1
+
+
+@contextlib.contextmanager
+def _quiet_logs():
+    """`kibitz analyze` is for people: keep the function's INFO logs and metrics out of the way."""
+    import os
+
+    saved = {k: os.environ.get(k) for k in ("POWERTOOLS_LOG_LEVEL", "POWERTOOLS_METRICS_DISABLED")}
+    os.environ.update(POWERTOOLS_LOG_LEVEL="WARNING", POWERTOOLS_METRICS_DISABLED="true")
+    try:
+        yield
+    finally:
+        for k, v in saved.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+
+
+def score_text(score):
+    if "mate" in score:
+        return f"mate in {score['mate']}" if score["mate"] > 0 else f"mated in {-score['mate']}"
+    return f"{score['cp'] / 100:+.2f}"
+
+
+def numbered(fen, sans):
+    """SAN moves with move numbers: 12. Nf3 d5 13. ... (or 12... d5 when Black starts)."""
+    fields = fen.split()
+    number, black = int(fields[5]) if len(fields) > 5 else 1, fields[1] == "b"
+    out = []
+    for san in sans:
+        if not black:
+            out.append(f"{number}. {san}")
+        else:
+            out.append(f"{number}... {san}" if not out else san)
+            number += 1
+        black = not black
+    return " ".join(out)
+
+
+def readable(a):
+    lines = [f"Position  {a['fen']}  ({a['side_to_move']} to move)"]
+    if a["game_over"]:
+        lines.append(f"Game over: {a['game_over']} ({a['result']})")
+        return "\n".join(lines)
+    lines.append(f"Best move {a['best_move_san']} ({a['best_move']})"
+                 + (f", expecting {a['ponder_san']}" if a["ponder_san"] else ""))
+    lines.append(f"Score     {score_text(a['score'])} for {a['side_to_move']}, "
+                 f"{score_text(a['score_white'])} from White's side")
+    lines.append(f"Search    depth {a['depth']}/{a['seldepth']}, {a['nodes']:,} nodes in {a['time_ms']} ms "
+                 f"({a['nps']:,} nps, budget {a['budget_ms']} ms, {a['engine']['backend']})")
+    for line in a["lines"]:
+        pv = numbered(a["fen"], line["pv_san"])
+        lines.append(f"  {line['multipv']}. {score_text(line['score_white']):>10}  {pv}")
+    return "\n".join(lines)
+
+
+COMMANDS = {
+    "invoke": (add_invoke, invoke, "run a function once on an event, in-process (sam local invoke)"),
+    "serve": (add_serve, serve, "serve the template's API routes on 127.0.0.1 (sam local start-api)"),
+    "analyze": (add_analyze, analyze, "analyse a position and print it for people"),
+}
+
+
+def parser():
+    ap = argparse.ArgumentParser(prog="kibitz", description=__doc__.split("\n\n")[0])
+    ap.add_argument("-t", "--template", default=str(template.TEMPLATE),
+                    help="the SAM template (default: template.yaml)")
+    sub = ap.add_subparsers(dest="command", required=True)
+    for name, (add, run, text) in COMMANDS.items():
+        p = sub.add_parser(name, help=text, description=text)
+        add(p)
+        p.set_defaults(run=run)
+    return ap
+
+
+def main(argv=None):
+    args = parser().parse_args(argv)
+    return args.run(args) or 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
