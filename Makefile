@@ -7,7 +7,15 @@ EXT := $(shell $(PYTHON) -c "import sysconfig; print(sysconfig.get_config_var('E
 MODULE := engine/_compiled$(EXT)
 CORE_SOURCES := $(wildcard engine/core/*.py) engine/layout.py engine/params.py engine/build.py engine/buildinfo.py
 
-.PHONY: all venv build run test lint bench clean
+# aws-sam-cli in a venv of its own (its pins would fight the project's); the tests run `sam build` with it.
+SAM_VENV := .venv-sam
+SAM := $(SAM_VENV)/bin/sam
+SAM_INSTALLED := $(SAM_VENV)/.installed
+LINT_PATHS := engine tests benchmarks functions
+CURL_EXAMPLE := curl -s -X POST http://127.0.0.1:3000/analyze -H 'Content-Type: application/json' \
+	-d '{"fen": "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1", "movetime_ms": 500}'
+
+.PHONY: all venv build run test lint bench clean sam sam-build
 
 all: build
 
@@ -25,20 +33,37 @@ $(MODULE): $(INSTALLED) $(CORE_SOURCES)
 
 build: $(MODULE)
 
-run: build
-	@echo "Kibitz UCI engine: try 'uci', 'position startpos', 'go perft 5', 'd', 'quit'."
-	$(BIN)/python -m engine.uci
+$(SAM_INSTALLED):
+	$(PYTHON) -m venv $(SAM_VENV)
+	$(SAM_VENV)/bin/pip install --quiet --upgrade pip
+	$(SAM_VENV)/bin/pip install --quiet 'aws-sam-cli>=1.140,<2'
+	touch $@
 
-test: build
-	$(BIN)/python -m ruff check engine tests benchmarks
-	$(BIN)/python -m pytest -q
+sam: $(SAM_INSTALLED)
+
+# What `sam deploy` ships: .aws-sam/build (EngineLayer via layers/engine/Makefile, AnalyzeFunction via pip).
+sam-build: build $(SAM_INSTALLED)
+	SAM_CLI_TELEMETRY=0 $(SAM) build
+
+# The analysis API on http://127.0.0.1:3000, as `sam local start-api` would serve it (no Docker needed).
+# The UCI engine itself: .venv/bin/python -m engine.uci
+run: build
+	@echo "Kibitz analysis API on http://127.0.0.1:3000 (Swagger UI: /swagger). Try:"
+	@echo "  $(CURL_EXAMPLE)"
+	$(BIN)/kibitz serve
+
+test: build $(SAM_INSTALLED)
+	$(BIN)/python -m ruff check $(LINT_PATHS)
+	$(BIN)/cfn-lint template.yaml
+	KIBITZ_SAM=$(SAM) $(BIN)/python -m pytest -q
 
 lint: $(INSTALLED)
-	$(BIN)/python -m ruff check engine tests benchmarks
+	$(BIN)/python -m ruff check $(LINT_PATHS)
+	$(BIN)/cfn-lint template.yaml
 
 bench: build
 	$(BIN)/python benchmarks/perft.py
 	$(BIN)/python benchmarks/startup.py
 
 clean:
-	rm -rf $(VENV) .numba_cache engine/_compiled*.so .pytest_cache .ruff_cache
+	rm -rf $(VENV) $(SAM_VENV) .aws-sam layers/engine/build .numba_cache engine/_compiled*.so .pytest_cache .ruff_cache
