@@ -13,7 +13,7 @@ SAM := $(SAM_VENV)/bin/sam
 SAM_INSTALLED := $(SAM_VENV)/.installed
 LINT_PATHS := engine tests benchmarks functions
 CURL_EXAMPLE := curl -s -X POST http://127.0.0.1:3000/analyze -H 'Content-Type: application/json' \
-	-d '{"fen": "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1", "movetime_ms": 500}'
+	-d '{\"fen\": \"rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1\", \"movetime_ms\": 500}'
 
 .PHONY: all venv build run test lint bench clean sam sam-build
 
