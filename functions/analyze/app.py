@@ -192,7 +192,7 @@ def read_json_body(text):
 
 
 logger = Logger()
-tracer = Tracer()
+tracer = Tracer(auto_patch=False)  # the function calls no AWS service: nothing to patch
 metrics = Metrics(namespace=os.environ.get("POWERTOOLS_METRICS_NAMESPACE", "Kibitz"))
 app = APIGatewayRestResolver(
     enable_validation=True,
