@@ -2,7 +2,9 @@
 
 Iterative deepening runs here, one compiled call per depth (engine/core/search.py does the tree);
 between iterations this loop reads the lines, reports them, and decides whether to go deeper.
-Every call gets a fresh transposition table and fresh history, so one request never sees another's.
+Every call gets fresh history and a transposition table that is fresh to it: the table's memory is
+kept for the next call (no page faults, no clearing), but each call stamps its entries with its own
+epoch and salt, and entries of other calls count as empty (engine/core/transposition.py).
 """
 
 import dataclasses
@@ -25,7 +27,9 @@ from engine.layout import (
     C_NODES,
     C_ROOT_PLY,
     C_STOP,
+    C_TT_EPOCH,
     C_TT_MASK,
+    C_TT_SALT,
     KING,
     KNIGHT,
     MATE,
@@ -38,6 +42,7 @@ from engine.layout import (
     S_LINE_PV,
     S_LINE_SCORE,
     S_LINE_SELDEPTH,
+    S_LMR,
     S_PARAMS,
     S_SIZE,
 )
@@ -49,6 +54,41 @@ DEFAULT_HASH_MB = 16
 MAX_HASH_MB = 65536
 MAX_DEPTH = MAX_PLY - 8
 TT_BUCKET_BYTES = 32  # two (key, data) entries of two uint64 words
+
+
+_tt_lock = threading.Lock()
+_tt_spare = None  # (buckets, array): the table of the last finished search, ready for the next
+_searches = 0  # searches started in this process; gives each its epoch and salt
+EPOCHS = 63  # epoch values 1..63 fit the entry's six spare bits
+
+
+def reserve_hash(hash_mb=DEFAULT_HASH_MB):
+    """Allocate and touch the transposition table now (e.g. during Lambda's init phase), not in a search."""
+    buckets = tt_buckets(hash_mb)
+    tt = np.zeros(buckets * 4, np.uint64)
+    tt.fill(0)  # fault every page in
+    _release_tt(buckets, tt)
+
+
+def _acquire_tt(buckets):
+    """(table, epoch, salt) for a new search; the spare table is reused when its size fits."""
+    global _tt_spare, _searches
+    with _tt_lock:
+        n = _searches
+        _searches += 1
+        spare, _tt_spare = _tt_spare, None
+    reused = spare is not None and spare[0] == buckets
+    tt = spare[1] if reused else np.zeros(buckets * 4, np.uint64)
+    if reused and n % EPOCHS == 0:
+        tt.fill(0)  # the epochs come round again: forget the oldest entries for good
+    salt = (n * 0x9E3779B97F4A7C15 + 0x632BE59BD9B4E019) & 0xFFFFFFFFFFFFFFFF
+    return tt, n % EPOCHS + 1, salt - (1 << 64) if salt >= 1 << 63 else salt
+
+
+def _release_tt(buckets, tt):
+    global _tt_spare
+    with _tt_lock:
+        _tt_spare = (buckets, tt)
 
 
 class StopSignal:
@@ -87,6 +127,13 @@ def score_from_internal(v):
     if v <= -MATE_BOUND:
         return Score(mate=-((MATE + v) // 2))
     return Score(cp=int(v))
+
+
+def lmr_table(base, divisor):
+    """Late-move reductions by [depth][move number]: (base + 100 ln d ln m / (divisor / 100)) / 100 plies."""
+    d = np.log(np.maximum(np.arange(64), 1))
+    table = (base + 100 * np.outer(d, d) * 100 / divisor) / 100
+    return table.astype(np.int32)
 
 
 def tt_buckets(hash_mb):
@@ -180,13 +227,25 @@ def analyse(
 
     budget = _budget(board.side, movetime_ms, wtime, btime, winc, binc, movestogo)
     buckets = tt_buckets(hash_mb)
-    tt = np.zeros(buckets * 4, np.uint64)
+    tt, epoch, salt = _acquire_tt(buckets)
+    try:
+        return _search(board, side, started, budget, buckets, tt, epoch, salt, depth, nodes, multipv, infinite, stop,
+                       on_info, params)
+    finally:
+        _release_tt(buckets, tt)
+
+
+def _search(board, side, started, budget, buckets, tt, epoch, salt, depth, nodes, multipv, infinite, stop, on_info,
+            params):
     S = np.zeros(S_SIZE, np.int32)
     S[S_PARAMS:S_PARAMS + len(DEFAULTS)] = DEFAULTS
     for name, value in (params or {}).items():
         S[S_PARAMS + INDEX[name]] = value
+    S[S_LMR:S_LMR + 64 * 64] = lmr_table(S[S_PARAMS + INDEX["LmrBase"]], S[S_PARAMS + INDEX["LmrDivisor"]]).ravel()
     ctl = np.zeros(N_CTL, np.int64)
     ctl[C_TT_MASK] = buckets - 1
+    ctl[C_TT_EPOCH] = epoch
+    ctl[C_TT_SALT] = salt
     ctl[C_NODE_LIMIT] = nodes or 0
     ctl[C_ROOT_PLY] = board.ply
     n_legal = len(board.legal_moves())
@@ -278,7 +337,8 @@ def _snapshot(board, S, ctl, tt, depth, started, side):
     return Analysis(
         fen=board.fen(), side_to_move=side, best_move=best.pv[0], ponder=best.pv[1] if len(best.pv) > 1 else None,
         score=best.score, depth=depth, seldepth=best.seldepth, nodes=nodes, time_ms=ms,
-        nps=nodes * 1000 // max(ms, 1), hashfull=int(native.core.hashfull(tt)), pv=best.pv, lines=tuple(lines),
+        nps=nodes * 1000 // max(ms, 1), hashfull=int(native.core.hashfull(tt, int(ctl[C_TT_EPOCH]))), pv=best.pv,
+        lines=tuple(lines),
         backend=native.BACKEND,
     )
 
@@ -294,7 +354,8 @@ def _finish(result, board, ctl, tt, started):
 def _ponder_from_tt(board, best_move, tt, ctl):
     b = board.copy()
     b.push_uci(best_move)
-    data = int(native.core.tt_probe(tt, int(ctl[C_TT_MASK]), np.uint64(b.key)))
+    data = int(native.core.tt_probe(tt, int(ctl[C_TT_MASK]), np.uint64(b.key), int(ctl[C_TT_EPOCH]),
+                                    np.uint64(int(ctl[C_TT_SALT]) & 0xFFFFFFFFFFFFFFFF)))
     m = data & 0xFFFF
     if data and m in b.legal_moves():
         return to_uci(m)

@@ -6,7 +6,7 @@ leave it alone. Commits that change it say `Bench: N`.
 
 import time
 
-BENCH_DEPTH = 11
+BENCH_DEPTH = 14
 BENCH_HASH_MB = 16
 
 # Openings, middlegames with tactics, and endgames; a mix of sources (CPW perft positions, WAC, ECM).

@@ -54,24 +54,24 @@ def build(output_dir=ENGINE_DIR, system_cc=False, verbose=False):
 
     from engine.core.exports import EXPORTS
 
-    cc = CC(COMPILED_NAME)
-    cc.output_dir = str(output_dir)
-    cc.target_cpu = "haswell"
-    cc.verbose = verbose
-    for name, (signature, fn) in EXPORTS.items():
-        cc.export(name, signature)(fn)
-    digest = np.uint64(source_hash())
-
-    def build_hash():
-        return digest
-
-    cc.export("build_hash", "u8()")(build_hash)
-
     with tempfile.TemporaryDirectory() as tmp:
         env = {} if system_cc else zig_toolchain(tmp)
         saved = {k: os.environ.get(k) for k in env}
+        # CC() picks its compiler up from the environment when it is constructed, so set it first.
         os.environ.update(env)
         try:
+            cc = CC(COMPILED_NAME)
+            cc.output_dir = str(output_dir)
+            cc.target_cpu = "haswell"
+            cc.verbose = verbose
+            for name, (signature, fn) in EXPORTS.items():
+                cc.export(name, signature)(fn)
+            digest = np.uint64(source_hash())
+
+            def build_hash():
+                return digest
+
+            cc.export("build_hash", "u8()")(build_hash)
             cc.compile()
         finally:
             for k, v in saved.items():

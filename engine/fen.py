@@ -224,6 +224,9 @@ def _parse_ep(text, pieces, side):
     return sq
 
 
+MAX_CLOCK = 1_000_000  # far beyond any real game; keeps the clocks in the engine's 32-bit fields
+
+
 def _parse_clock(text, field, minimum):
     try:
         value = int(text)
@@ -233,6 +236,8 @@ def _parse_clock(text, field, minimum):
         raise FenError(field, f"{text!r} is not a whole number")
     if value < minimum:
         raise FenError(field, f"{value} is negative" if value < 0 else f"{value} is below {minimum}")
+    if value > MAX_CLOCK:
+        raise FenError(field, f"{value} is too large (at most {MAX_CLOCK:,})")
     return value
 
 

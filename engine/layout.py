@@ -115,7 +115,8 @@ S_LINE_LEN = S_LINE_SCORE + MAX_MULTIPV
 S_LINE_SELDEPTH = S_LINE_LEN + MAX_MULTIPV
 S_LINE_PV = S_LINE_SELDEPTH + MAX_MULTIPV  # [MAX_MULTIPV][PLY_ROWS]
 S_PARAMS = S_LINE_PV + MAX_MULTIPV * PLY_ROWS  # tunable weights, see engine/params.py
-S_SIZE = S_PARAMS + 256
+S_LMR = S_PARAMS + 256  # [64 depth][64 move number] late-move reductions, filled from the params
+S_SIZE = S_LMR + 64 * 64
 
 # --- search control: one int64 array ctl per search ----------------------------------------------
 C_NODES = 0
@@ -130,4 +131,6 @@ C_EXCLUDED = 8  # how many root moves are excluded (multipv lines found so far t
 C_LINES = 9  # lines completed in the last iteration
 C_ROOT_PLY = 10  # st[ST_PLY] at the root (to tell game history from the search tree)
 C_TT_MASK = 11  # number of TT buckets - 1
+C_TT_EPOCH = 12  # 1..63: entries stamped with another epoch belong to another search
+C_TT_SALT = 13  # XORed into stored keys, so no search can ever match another's entries
 N_CTL = 16

@@ -29,11 +29,16 @@ PARAMS = [
     # search
     ("NullMove", 1, 0, 1),
     ("Lmr", 1, 0, 1),
+    ("LmrBase", 75, 0, 300),  # reduction = (LmrBase + 100 ln(depth) ln(move number) / (LmrDivisor/100)) / 100
+    ("LmrDivisor", 225, 100, 600),
+    ("LmrHistory", 6000, 0, 100000),  # history per ply of reduction removed (good history) or added (bad); 0 = off
+    ("LmrHistoryMax", 2, 0, 4),  # cap on that adjustment, plies
     ("Futility", 1, 0, 1),
     ("ReverseFutility", 1, 0, 1),
     ("Aspiration", 1, 0, 1),
     ("Lmp", 1, 0, 1),
     ("SeePruning", 1, 0, 1),
+    ("QsearchTT", 1, 0, 1),  # probe and store the transposition table in quiescence search
 ]
 
 INDEX = {name: i for i, (name, *_rest) in enumerate(PARAMS)}
@@ -66,3 +71,6 @@ P_RFP = INDEX["ReverseFutility"]
 P_ASPIRATION = INDEX["Aspiration"]
 P_LMP = INDEX["Lmp"]
 P_SEE_PRUNING = INDEX["SeePruning"]
+P_QSEARCH_TT = INDEX["QsearchTT"]
+P_LMR_HISTORY = INDEX["LmrHistory"]
+P_LMR_HISTORY_MAX = INDEX["LmrHistoryMax"]

@@ -82,6 +82,8 @@ REJECT = [
     ("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 0", "fullmove", "below 1"),
     ("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - x 1", "halfmove", "whole number"),
     ("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 1.5 1", "halfmove", "whole number"),
+    ("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 99999999999 1", "halfmove", "too large"),
+    ("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1000001", "fullmove", "too large"),
     ("4k3/8/8/8/8/8/8/R3K3 b - - 0 1", "side", None),  # fine: black in check, black to move
     ("4k3/4R3/8/8/8/8/8/4K3 w - - 0 1", "side", "black is in check but it is white to move"),
 ]

@@ -91,11 +91,11 @@ def see_ge(T, bb, board, st, keys, undo, m, threshold):
     return see.see_ge(T, bb, board, m, threshold)
 
 
-@export("u8(u8[::1], i8, u8)")
-def tt_probe(tt, mask, key):
-    return transposition.probe(tt, mask, key)
+@export("u8(u8[::1], i8, u8, i8, u8)")
+def tt_probe(tt, mask, key, epoch, salt):
+    return transposition.probe(tt, mask, key, epoch, salt)
 
 
-@export("i8(u8[::1])")
-def hashfull(tt):
-    return transposition.hashfull(tt)
+@export("i8(u8[::1], i8)")
+def hashfull(tt, epoch):
+    return transposition.hashfull(tt, epoch)

@@ -311,3 +311,41 @@ def _pawn_moves(moves, n, pawns, us, occ, opp, mask, promo_rank, third, up, nois
         n = _emit_pawns(moves, n, single & ~promo_rank, up, F_QUIET)
         n = _emit_pawns(moves, n, double, 2 * up, F_DOUBLE_PUSH)
     return n
+
+
+@njit(inline="always")
+def gives_check(T, bb, board, st, m):
+    """Whether legal move m checks the opponent, without making it (direct, discovered, castling rook)."""
+    us = st[ST_SIDE]
+    own = bb[BB_COLOR + us]
+    ksq = lsb(bb[KING] & bb[BB_COLOR + (us ^ 1)])
+    kbit = ONE << U64(ksq)
+    frm = m & 63
+    to = (m >> 6) & 63
+    flag = (m >> 12) & 15
+    fbit = ONE << U64(frm)
+    tbit = ONE << U64(to)
+    piece = board[frm] & 7
+    if flag & F_PROMO:
+        piece = KNIGHT + (flag & 3)
+    occ = (bb[BB_ALL] ^ fbit) | tbit
+    rq = (bb[ROOK] | bb[QUEEN]) & own & ~fbit
+    bq = (bb[BISHOP] | bb[QUEEN]) & own & ~fbit
+    if piece == ROOK or piece == QUEEN:
+        rq |= tbit
+    if piece == BISHOP or piece == QUEEN:
+        bq |= tbit
+    if flag == F_EP_CAPTURE:
+        occ ^= ONE << U64(to - 8 if us == WHITE else to + 8)
+    elif flag == F_KING_CASTLE or flag == F_QUEEN_CASTLE:
+        rf = to + 1 if flag == F_KING_CASTLE else to - 2
+        rt = to - 1 if flag == F_KING_CASTLE else to + 1
+        occ = (occ ^ (ONE << U64(rf))) | (ONE << U64(rt))
+        rq = (rq & ~(ONE << U64(rf))) | (ONE << U64(rt))
+    if (rook_attacks(T, ksq, occ) & rq) or (bishop_attacks(T, ksq, occ) & bq):
+        return True
+    if piece == KNIGHT:
+        return (knight_attacks(T, to) & kbit) != ZERO
+    if piece == PAWN:
+        return (pawn_attacks(T, us, to) & kbit) != ZERO
+    return False

@@ -10,14 +10,13 @@ falls back on the last completed iteration. Depth 1 is never cut short, so a mov
 Recursive functions carry explicit signatures: numba.pycc cannot compile them typed by inference.
 """
 
-import math
-
 import numpy as np
 from numba import njit
 
+from engine.core.bitboard import U64
 from engine.core.evaluation import evaluate
 from engine.core.intrinsics import monotonic_ns, popcount
-from engine.core.movegen import checkers_of, generate
+from engine.core.movegen import checkers_of, generate, gives_check
 from engine.core.position import make_move, make_null, unmake_move, unmake_null
 from engine.core.see import SEE_VALUE, see_ge
 from engine.core.signatures import POS, TABLES, recursive
@@ -30,6 +29,7 @@ from engine.core.transposition import (
     data_eval,
     data_move,
     data_score,
+    prefetch_bucket,
     probe,
     score_from_tt,
     store,
@@ -47,7 +47,9 @@ from engine.layout import (
     C_NODES,
     C_SELDEPTH,
     C_STOP,
+    C_TT_EPOCH,
     C_TT_MASK,
+    C_TT_SALT,
     DRAW,
     F_CAPTURE,
     F_EP_CAPTURE,
@@ -74,6 +76,7 @@ from engine.layout import (
     S_LINE_PV,
     S_LINE_SCORE,
     S_LINE_SELDEPTH,
+    S_LMR,
     S_MOVES,
     S_PARAMS,
     S_PV,
@@ -84,13 +87,19 @@ from engine.layout import (
     ST_SIDE,
     U_MOVE,
 )
-from engine.params import P_ASPIRATION, P_FUTILITY, P_LMP, P_LMR, P_NULL_MOVE, P_RFP, P_SEE_PRUNING
+from engine.params import (
+    P_ASPIRATION,
+    P_FUTILITY,
+    P_LMP,
+    P_LMR,
+    P_LMR_HISTORY,
+    P_LMR_HISTORY_MAX,
+    P_NULL_MOVE,
+    P_QSEARCH_TT,
+    P_RFP,
+    P_SEE_PRUNING,
+)
 
-# Late-move reductions by depth and move number: 0.75 + ln(d) ln(m) / 2.25.
-LMR = np.zeros((64, 64), dtype=np.int32)
-for _d in range(1, 64):
-    for _m in range(1, 64):
-        LMR[_d, _m] = int(0.75 + math.log(_d) * math.log(_m) / 2.25)
 # Late-move pruning: quiet moves searched before the rest are skipped, by [improving][depth].
 LMP = np.array([[(3 + d * d) // 2 for d in range(16)], [3 + d * d for d in range(16)]], dtype=np.int32)
 
@@ -243,7 +252,10 @@ def qsearch(T, bb, board, st, keys, undo, tt, S, ctl, ply, alpha, beta):
     pv_node = beta - alpha > 1
     key = keys[st[ST_PLY]]
     mask = ctl[C_TT_MASK]
-    d = probe(tt, mask, key)
+    epoch = ctl[C_TT_EPOCH]
+    salt = U64(ctl[C_TT_SALT])
+    use_tt = S[S_PARAMS + P_QSEARCH_TT] != 0
+    d = probe(tt, mask, key, epoch, salt) if use_tt else U64(0)
     bound = data_bound(d)
     tt_move = data_move(d) if bound else 0
     tt_score = score_from_tt(data_score(d), ply)
@@ -266,8 +278,8 @@ def qsearch(T, bb, board, st, keys, undo, tt, S, ctl, ply, alpha, beta):
         ):
             stand = tt_score
         if stand >= beta:
-            if not bound:
-                store(tt, mask, key, MOVE_NONE, stand, static_eval, 0, BOUND_LOWER, ply)
+            if not bound and use_tt:
+                store(tt, mask, key, epoch, salt, MOVE_NONE, stand, static_eval, 0, BOUND_LOWER, ply)
             return stand
         if stand > alpha:
             alpha = stand
@@ -285,14 +297,18 @@ def qsearch(T, bb, board, st, keys, undo, tt, S, ctl, ply, alpha, beta):
         m = _pick(S, mb, sb, i, n)
         if not in_check:
             flag = (m >> 12) & 15
+            order = S[sb + i]
+            futile = False
             if not (flag & F_PROMO):
                 victim = PAWN if flag == F_EP_CAPTURE else board[(m >> 6) & 63] & 7
-                if stand + SEE_VALUE[victim] + 150 <= alpha:
-                    continue  # delta pruning: even winning the piece cannot lift the score to alpha
-            order = S[sb + i]
-            if order < 0 or (order == ORDER_TT and not see_ge(T, bb, board, m, 0)):
-                continue  # loses material (SEE < 0)
+                # Delta pruning: even winning the piece cannot lift the score to alpha.
+                futile = stand + SEE_VALUE[victim] + 150 <= alpha
+            # Captures that lose material (SEE < 0) are skipped too; but never a check, it may mate.
+            if futile or order < 0 or (order == ORDER_TT and not see_ge(T, bb, board, m, 0)):
+                if not gives_check(T, bb, board, st, m):
+                    continue
         make_move(T, bb, board, st, keys, undo, m)
+        prefetch_bucket(tt, ctl[C_TT_MASK], keys[st[ST_PLY]])
         score = -qsearch(T, bb, board, st, keys, undo, tt, S, ctl, ply + 1, -beta, -alpha)
         unmake_move(T, bb, board, st, keys, undo, m)
         if ctl[C_ABORTED]:
@@ -310,7 +326,8 @@ def qsearch(T, bb, board, st, keys, undo, tt, S, ctl, ply, alpha, beta):
         flag_bound = BOUND_EXACT
     else:
         flag_bound = BOUND_UPPER
-    store(tt, mask, key, best_move, best, static_eval, 0, flag_bound, ply)
+    if use_tt:
+        store(tt, mask, key, epoch, salt, best_move, best, static_eval, 0, flag_bound, ply)
     return best
 
 
@@ -341,7 +358,9 @@ def negamax(T, bb, board, st, keys, undo, tt, S, ctl, ply, depth, alpha, beta, c
     excluding = root and ctl[C_EXCLUDED] > 0
     key = keys[st[ST_PLY]]
     mask = ctl[C_TT_MASK]
-    d = probe(tt, mask, key)
+    epoch = ctl[C_TT_EPOCH]
+    salt = U64(ctl[C_TT_SALT])
+    d = probe(tt, mask, key, epoch, salt)
     bound = data_bound(d)
     tt_move = data_move(d) if bound else 0
     tt_score = score_from_tt(data_score(d), ply)
@@ -384,6 +403,7 @@ def negamax(T, bb, board, st, keys, undo, tt, S, ctl, ply, depth, alpha, beta, c
         ):
             r = 3 + depth // 3 + min((ev - beta) // 200, 3)
             make_null(T, bb, board, st, keys, undo)
+            prefetch_bucket(tt, ctl[C_TT_MASK], keys[st[ST_PLY]])
             score = -negamax(T, bb, board, st, keys, undo, tt, S, ctl, ply + 1, depth - r, -beta, -beta + 1,
                              not cut_node)
             unmake_null(T, bb, board, st, keys, undo)
@@ -420,7 +440,6 @@ def negamax(T, bb, board, st, keys, undo, tt, S, ctl, ply, depth, alpha, beta, c
     best_move = MOVE_NONE
     searched = 0
     quiets = 0
-    skip_quiets = False
     old_alpha = alpha
     for i in range(n):
         m = _pick(S, mb, sb, i, n)
@@ -433,23 +452,26 @@ def negamax(T, bb, board, st, keys, undo, tt, S, ctl, ply, depth, alpha, beta, c
                 continue
         flag = (m >> 12) & 15
         quiet = not (flag & (F_CAPTURE | F_PROMO))
-        if quiet and skip_quiets:
-            continue
         order = S[sb + i]
-        if not root and best > -MATE_BOUND:
+        check = -1  # gives_check(), computed only when a pruning or reduction decision needs it
+        if not root and best > -MATE_BOUND and depth <= 8:
+            prune = False
             if quiet:
-                if S[P + P_LMP] and depth <= 8 and quiets >= LMP[improving, depth]:
-                    skip_quiets = True
-                    continue
-                if S[P + P_FUTILITY] and depth <= 6 and not in_check and ev + 100 + 90 * depth <= alpha:
-                    skip_quiets = True
-                    continue
-                if S[P + P_SEE_PRUNING] and depth <= 6 and not see_ge(T, bb, board, m, -70 * depth):
-                    continue
+                if S[P + P_LMP] and quiets >= LMP[improving, depth]:
+                    prune = True
+                elif S[P + P_FUTILITY] and depth <= 6 and not in_check and ev + 100 + 90 * depth <= alpha:
+                    prune = True
+                elif S[P + P_SEE_PRUNING] and depth <= 6 and not see_ge(T, bb, board, m, -70 * depth):
+                    prune = True
             elif S[P + P_SEE_PRUNING] and depth <= 6 and order < 0 and not see_ge(T, bb, board, m, -100 * depth):
-                continue
+                prune = True
+            if prune:
+                check = 1 if gives_check(T, bb, board, st, m) else 0
+                if check == 0:  # checks are never pruned: the quiet move may mate
+                    continue
 
         make_move(T, bb, board, st, keys, undo, m)
+        prefetch_bucket(tt, ctl[C_TT_MASK], keys[st[ST_PLY]])
         searched += 1
         if quiet:
             quiets += 1
@@ -460,20 +482,23 @@ def negamax(T, bb, board, st, keys, undo, tt, S, ctl, ply, depth, alpha, beta, c
         else:
             r = 0
             if S[P + P_LMR] and depth >= 3 and searched > 2 and (quiet or order < 0):
-                r = LMR[min(depth, 63), min(searched, 63)]
+                r = S[S_LMR + min(depth, 63) * 64 + min(searched, 63)]
                 if not pv_node:
                     r += 1
                 if cut_node:
                     r += 1
                 if improving:
                     r -= 1
-                if checkers_of(T, bb, st) != 0:
+                if check < 0:  # the move is made: is the opponent in check?
+                    check = 1 if checkers_of(T, bb, st) != 0 else 0
+                if check:
                     r -= 1
                 if quiet:
                     if order >= ORDER_COUNTER:
                         r -= 1
-                    else:
-                        r -= order // 6000
+                    elif S[P + P_LMR_HISTORY]:
+                        cap = S[P + P_LMR_HISTORY_MAX]
+                        r -= max(-cap, min(cap, order // S[P + P_LMR_HISTORY]))
                 r = max(0, min(r, new_depth - 1))
             # np.bool_(): a literal True here would leave the recursive call unresolved in the pycc build.
             score = -negamax(T, bb, board, st, keys, undo, tt, S, ctl, ply + 1, new_depth - r, -alpha - 1, -alpha,
@@ -510,8 +535,25 @@ def negamax(T, bb, board, st, keys, undo, tt, S, ctl, ply, depth, alpha, beta, c
             b = BOUND_EXACT
         else:
             b = BOUND_UPPER
-        store(tt, mask, key, best_move, best, static_eval, depth, b, ply)
+        store(tt, mask, key, epoch, salt, best_move, best, static_eval, depth, b, ply)
     return best
+
+
+@njit(inline="always")
+def _sort_lines(S, n):
+    """Best line first: a later line can outscore an earlier one when their trees were pruned differently."""
+    for i in range(1, n):
+        j = i
+        while j > 0 and S[S_LINE_SCORE + j] > S[S_LINE_SCORE + j - 1]:
+            for base in (S_LINE_SCORE, S_LINE_LEN, S_LINE_SELDEPTH, S_EXCLUDED):
+                t = S[base + j]
+                S[base + j] = S[base + j - 1]
+                S[base + j - 1] = t
+            for c in range(PLY_ROWS):
+                t = S[S_LINE_PV + j * PLY_ROWS + c]
+                S[S_LINE_PV + j * PLY_ROWS + c] = S[S_LINE_PV + (j - 1) * PLY_ROWS + c]
+                S[S_LINE_PV + (j - 1) * PLY_ROWS + c] = t
+            j -= 1
 
 
 @njit(_nrt=False)
@@ -560,6 +602,7 @@ def iterate(T, bb, board, st, keys, undo, tt, S, ctl):
         S[S_EXCLUDED + k] = S[S_PV]
         ctl[C_EXCLUDED] = k + 1
         lines += 1
+    _sort_lines(S, lines)
     for k in range(lines, ctl[C_MULTIPV]):
         S[S_LINE_LEN + k] = 0
     ctl[C_LINES] = lines

@@ -1,15 +1,19 @@
-"""Transposition table: two-entry buckets in a uint64 array, fresh for every search.
+"""Transposition table: two-entry buckets in a uint64 array, logically fresh for every search.
 
-tt has 4 words per bucket: (key, data) twice. data packs
-  bits  0-15 move   | 16-31 score + 32768 | 32-47 static eval + 32768 | 48-55 depth + 8 | 56-57 bound
-Mate scores are stored relative to the node (distance from it, not from the root) and converted back
-on probing, so they stay right wherever the position recurs.
+tt has 4 words per bucket: (key ^ salt, data) twice. data packs
+  bits  0-15 move | 16-31 score + 32768 | 32-47 static eval + 32768 | 48-55 depth + 8 | 56-57 bound
+  bits 58-63 epoch
+The array is reused from search to search (no page faults, no clearing), yet each search sees only
+its own entries: it stamps them with its epoch and stores keys XORed with its own salt. An entry of
+another epoch counts as empty, exactly as in a zeroed table, so results do not depend on what ran
+before. Mate scores are stored relative to the node and converted back on probing.
 """
 
 import numpy as np
 from numba import njit
 
 from engine.core.bitboard import U64
+from engine.core.intrinsics import prefetch
 from engine.core.signatures import kernel
 from engine.layout import MATE_BOUND
 
@@ -40,13 +44,14 @@ def score_from_tt(score, ply):
 
 
 @njit(inline="always")
-def pack(move, score, ev, depth, bound):
+def pack(move, score, ev, depth, bound, epoch):
     return (
         U64(move & 0xFFFF)
         | (U64(score + 32768) << U64(16))
         | (U64(ev + 32768) << U64(32))
         | (U64(depth + 8) << U64(48))
         | (U64(bound) << U64(56))
+        | (U64(epoch) << U64(58))
     )
 
 
@@ -76,45 +81,66 @@ def data_bound(d):
 
 
 @njit(inline="always")
-def probe(tt, mask, key):
-    """The data word stored for key, or 0 (no entry: bound 0)."""
+def data_epoch(d):
+    return np.int64(d >> U64(58))
+
+
+@njit(inline="always")
+def _live_depth(d, epoch):
+    """Depth of an entry of this search; entries of other searches (or never written) rank below all."""
+    return data_depth(d) if data_epoch(d) == epoch else -99
+
+
+@njit(inline="always")
+def prefetch_bucket(tt, mask, key):
+    """Start loading key's bucket into cache (the probe in the child node then rarely waits on memory)."""
+    prefetch(tt, np.int64((key & U64(mask)) * U64(4)))
+
+
+@njit(inline="always")
+def probe(tt, mask, key, epoch, salt):
+    """The data word stored for key by this search, or 0 (no entry: bound 0)."""
     i = (key & U64(mask)) * U64(4)
-    if tt[i] == key:
+    k = key ^ salt
+    if tt[i] == k and data_epoch(tt[i + U64(1)]) == epoch:
         return tt[i + U64(1)]
-    if tt[i + U64(2)] == key:
+    if tt[i + U64(2)] == k and data_epoch(tt[i + U64(3)]) == epoch:
         return tt[i + U64(3)]
     return U64(0)
 
 
 @njit(inline="always")
-def store(tt, mask, key, move, score, ev, depth, bound, ply):
+def store(tt, mask, key, epoch, salt, move, score, ev, depth, bound, ply):
     i = (key & U64(mask)) * U64(4)
-    # Same position: overwrite in place. Otherwise keep the deeper of the two slots and replace the other.
-    if tt[i] == key:
+    k = key ^ salt
+    d0 = _live_depth(tt[i + U64(1)], epoch)
+    d1 = _live_depth(tt[i + U64(3)], epoch)
+    # Same position: overwrite in place. Otherwise replace the shallower (or stale) slot.
+    if tt[i] == k and d0 != -99:
         slot = i
-    elif tt[i + U64(2)] == key:
+    elif tt[i + U64(2)] == k and d1 != -99:
         slot = i + U64(2)
-    elif data_depth(tt[i + U64(1)]) <= data_depth(tt[i + U64(3)]) or tt[i] == U64(0):
+    elif d0 <= d1:
         slot = i
     else:
         slot = i + U64(2)
     old = tt[slot + U64(1)]
-    if tt[slot] == key:
+    if tt[slot] == k and data_epoch(old) == epoch:
         # Keep an older, deeper exact entry unless this one is exact or deep enough; keep a known move.
         if bound != BOUND_EXACT and depth + 2 < data_depth(old):
             return
         if move == 0:
             move = data_move(old)
-    tt[slot] = key
-    tt[slot + U64(1)] = pack(move, score_to_tt(score, ply), ev, depth, bound)
+    tt[slot] = k
+    tt[slot + U64(1)] = pack(move, score_to_tt(score, ply), ev, depth, bound, epoch)
 
 
 @kernel
-def hashfull(tt):
-    """Permille of the first 1000 entries in use (UCI `hashfull`)."""
+def hashfull(tt, epoch):
+    """Permille of the first 1000 entries in use by this search (UCI `hashfull`)."""
     used = 0
     n = min(1000, tt.shape[0] // 2)
     for i in range(n):
-        if tt[2 * i] != U64(0):
+        if data_epoch(tt[2 * i + 1]) == epoch:
             used += 1
     return used * 1000 // max(n, 1)
