@@ -1,12 +1,13 @@
 """The deployable artifact, built and run the way Lambda would run it, without Docker.
 
 build(): `sam build` into a directory (aws-sam-cli from $KIBITZ_SAM, .venv-sam/ or PATH), or, when
-SAM is not installed, the same two steps by hand: the layer's Makefile with ARTIFACTS_DIR, and pip
-installing the function's requirements for manylinux2014 / cp311 beside its code.
+SAM is not installed, the same steps by hand: each layer's Makefile with ARTIFACTS_DIR, and pip
+installing each function's requirements for manylinux2014 / cp311 beside its code.
 
 clean_python(): a virtual environment with nothing installed (no numba, no numpy), whose interpreter
-runs DRIVER: it puts the function's folder and the layer's python/ on sys.path as /var/task and
-/opt/python would be, and invokes the handler on events, printing one JSON line per result.
+runs DRIVER: it puts the function's folder and the layers' python/ on sys.path as /var/task and
+/opt/python would be (EngineLayer, then CommonLayer), and invokes the handler on events, printing
+one JSON line per result.
 """
 
 import os
@@ -18,6 +19,8 @@ import sys
 from functions.local.template import ROOT, load
 
 LAYER, FUNCTION = "EngineLayer", "AnalyzeFunction"
+LAYERS = {"EngineLayer": "layers/engine", "CommonLayer": "layers/common"}  # logical id -> folder with the Makefile
+FUNCTIONS = ("AnalyzeFunction", "JobsFunction", "BatchFunction")
 
 
 def find_sam():
@@ -28,7 +31,7 @@ def find_sam():
 
 
 def build(build_dir, sam=None):
-    """Build the layer and the function into build_dir/EngineLayer and build_dir/AnalyzeFunction."""
+    """Build every layer and function of the template into build_dir/<logical id>."""
     build_dir = pathlib.Path(build_dir)
     sam = sam or find_sam()
     env = {**os.environ, "SAM_CLI_TELEMETRY": "0"}
@@ -37,16 +40,20 @@ def build(build_dir, sam=None):
                        cwd=ROOT, env=env, check=True, capture_output=True, text=True)
         return "sam build"
     shutil.rmtree(build_dir, ignore_errors=True)
-    subprocess.run(["make", "-f", str(ROOT / "layers/engine/Makefile"), "build-EngineLayer",
-                    f"ARTIFACTS_DIR={build_dir / LAYER}"],
-                   cwd=ROOT, env=env, check=True, capture_output=True, text=True)
-    function = load()[FUNCTION]
-    shutil.copytree(function.code_dir, build_dir / FUNCTION, ignore=shutil.ignore_patterns("__pycache__"))
-    subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
-                    "--target", str(build_dir / FUNCTION), "--platform", "manylinux2014_x86_64",
-                    "--implementation", "cp", "--python-version", "3.11", "--only-binary=:all:",
-                    "-r", str(function.code_dir / "requirements.txt")], check=True, capture_output=True, text=True)
-    return "layers/engine/Makefile + pip (no aws-sam-cli)"
+    for layer, folder in LAYERS.items():
+        subprocess.run(["make", "-f", str(ROOT / folder / "Makefile"), f"build-{layer}",
+                        f"ARTIFACTS_DIR={build_dir / layer}"],
+                       cwd=ROOT, env=env, check=True, capture_output=True, text=True)
+    functions = load()
+    for name in FUNCTIONS:
+        function = functions[name]
+        shutil.copytree(function.code_dir, build_dir / name, ignore=shutil.ignore_patterns("__pycache__"))
+        subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
+                        "--target", str(build_dir / name), "--platform", "manylinux2014_x86_64",
+                        "--implementation", "cp", "--python-version", "3.11", "--only-binary=:all:",
+                        "-r", str(function.code_dir / "requirements.txt")], check=True, capture_output=True,
+                       text=True)
+    return "layers/*/Makefile + pip (no aws-sam-cli)"
 
 
 def clean_python(venv_dir):
@@ -55,27 +62,32 @@ def clean_python(venv_dir):
     return str(pathlib.Path(venv_dir) / "bin" / "python")
 
 
-def lambda_environment():
-    """The variables Lambda would give AnalyzeFunction (template values, then the runtime's own)."""
+def lambda_environment(function=FUNCTION, resources=None):
+    """The variables Lambda would give a function (template values, then the runtime's own); `resources`
+    resolves the ones naming a table or a queue (functions/local/aws.py)."""
     from functions.local.runtime import FunctionRuntime
 
-    return FunctionRuntime(load()[FUNCTION]).environment()
+    return FunctionRuntime(load(resources=resources)[function]).environment()
 
 
-# Run by the clean interpreter with -I: argv = build_dir, then event files. Prints one JSON line per event.
+# Run by the clean interpreter with -I: argv = build_dir, function, then event files. Prints one JSON line
+# per event, after a first line of facts about the process.
 DRIVER = r'''
 import contextlib, importlib.util, io, json, os, sys, time, uuid
-build_dir = sys.argv[1]
+build_dir, function = sys.argv[1], sys.argv[2]
 t0 = time.perf_counter()
-sys.path[:0] = [os.path.join(build_dir, "AnalyzeFunction"), os.path.join(build_dir, "EngineLayer", "python")]
+sys.path[:0] = [os.path.join(build_dir, function)] + [os.path.join(build_dir, layer, "python")
+                                                      for layer in ("EngineLayer", "CommonLayer")]
+timeout_s = int(os.environ.get("AWS_LAMBDA_FUNCTION_TIMEOUT", "30"))
 
 class Context:
-    function_name, function_version, memory_limit_in_mb = "AnalyzeFunction", "$LATEST", 1769
-    invoked_function_arn = "arn:aws:lambda:us-east-1:123456789012:function:AnalyzeFunction"
-    log_group_name, log_stream_name = "/aws/lambda/AnalyzeFunction", "artifact"
+    function_version, log_stream_name = "$LATEST", "artifact"
+    function_name, log_group_name = function, "/aws/lambda/" + function
+    memory_limit_in_mb = int(os.environ.get("AWS_LAMBDA_FUNCTION_MEMORY_SIZE", "1769"))
+    invoked_function_arn = "arn:aws:lambda:us-east-1:123456789012:function:" + function
     def __init__(self):
         self.aws_request_id = str(uuid.uuid4())
-        self._deadline = time.monotonic() + 30
+        self._deadline = time.monotonic() + timeout_s
     def get_remaining_time_in_millis(self):
         return int((self._deadline - time.monotonic()) * 1000)
 
@@ -83,12 +95,14 @@ logs = io.StringIO()
 with contextlib.redirect_stdout(logs):
     import app
 init_ms = (time.perf_counter() - t0) * 1000
-import engine, engine.native, numpy
+import engine, engine.native, numpy, functions.common
+boto3 = sys.modules.get("boto3")
 print(json.dumps({"init_ms": init_ms, "numba": importlib.util.find_spec("numba") is not None,
                   "llvmlite": importlib.util.find_spec("llvmlite") is not None,
                   "engine": engine.__file__, "numpy": numpy.__version__, "numpy_file": numpy.__file__,
+                  "common": functions.common.__file__, "boto3": boto3 and boto3.__file__,
                   "backend": engine.native.BACKEND, "table_builds": engine.native.TABLE_BUILDS}), flush=True)
-for path in sys.argv[2:]:
+for path in sys.argv[3:]:
     event = json.load(open(path))
     t = time.perf_counter()
     with contextlib.redirect_stdout(logs):
@@ -99,12 +113,13 @@ for path in sys.argv[2:]:
 '''
 
 
-def run_events(python, build_dir, event_paths, timeout=600):
-    """[first line (process facts), then one result per event] from DRIVER in a fresh process."""
+def run_events(python, build_dir, event_paths, timeout=600, function=FUNCTION, env=None):
+    """[first line (process facts), then one result per event] from DRIVER in a fresh process.
+    env: more variables (say, AWS_ENDPOINT_URL and the table's name for the batch functions)."""
     import json
 
-    proc = subprocess.run([python, "-I", "-c", DRIVER, str(build_dir), *map(str, event_paths)],
-                          env={**lambda_environment(), "PATH": os.environ.get("PATH", "")},
+    proc = subprocess.run([python, "-I", "-c", DRIVER, str(build_dir), function, *map(str, event_paths)],
+                          env={**lambda_environment(function), **(env or {}), "PATH": os.environ.get("PATH", "")},
                           capture_output=True, text=True, timeout=timeout)
     if proc.returncode != 0:
         raise RuntimeError(f"the built function failed:\n{proc.stderr[-4000:]}")

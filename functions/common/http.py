@@ -1,0 +1,82 @@
+"""The API's error format, for every function behind API Gateway: one JSON shape naming field and reason.
+
+    install_error_handlers(app, logger, metrics)
+
+registers, on a Powertools resolver, the handlers that turn InputError, validation errors, unknown
+routes and unexpected exceptions into ErrorBody answers (4xx naming the field; 500 with only a
+request id, the traceback going to the function's log).
+"""
+
+from aws_lambda_powertools.event_handler.api_gateway import Response
+from aws_lambda_powertools.event_handler.openapi.exceptions import (
+    RequestUnsupportedContentType,
+    RequestValidationError,
+)
+from aws_lambda_powertools.metrics import MetricUnit
+
+from functions.common.models import ErrorBody, FieldError, InputError
+
+
+def field_name(loc):
+    """("body", "moves", 3) -> "moves[3]"; ("query", "depth") -> "depth"; ("body",) -> "body"."""
+    parts = [p for p in loc[1:] if p != "request"] if len(loc) > 1 else list(loc)
+    name = ""
+    for p in parts:
+        name += f"[{p}]" if isinstance(p, int) else (f".{p}" if name else str(p))
+    return name or "body"
+
+
+def install_error_handlers(app, logger, metrics):
+    """Register the error handlers on `app`; returns error_response(status, errors) for the routes' own use."""
+
+    def error_response(status, errors):
+        context = app.current_event.request_context
+        request_id = context.request_id or app.lambda_context.aws_request_id
+        first = errors[0]
+        body = ErrorBody(status=status, message=f"{first['field']}: {first['reason']}",
+                         errors=[FieldError(**e) for e in errors], request_id=request_id)
+        return Response(status_code=status, content_type="application/json", body=body.model_dump_json())
+
+    def rejected(status, errors):
+        metrics.add_metric("RejectedRequests", MetricUnit.Count, 1)
+        logger.info("rejected", extra={"status": status, "errors": errors[:20]})
+        return error_response(status, errors)
+
+    def not_json(content_type):
+        return [{"field": "body", "reason": f"send the body as JSON with Content-Type: application/json, "
+                                            f"not {content_type}"}]
+
+    @app.exception_handler(InputError)
+    def input_error(e):
+        return rejected(e.status, e.errors)
+
+    @app.exception_handler(RequestValidationError)
+    def validation_error(e):
+        errors = e.errors()
+        content_type = app.current_event.headers.get("content-type", "")
+        if content_type.startswith(("application/x-www-form-urlencoded", "multipart/form-data")):
+            return rejected(415, not_json(content_type))
+        if any(err["type"] == "json_invalid" for err in errors):
+            err = next(err for err in errors if err["type"] == "json_invalid")
+            return rejected(400, [{"field": "body", "reason": f"not valid JSON: {err['ctx']['error']} at character "
+                                                              f"{err['loc'][-1]}"}])
+        fields = [{"field": field_name(err["loc"]), "reason": err["msg"]} for err in errors]
+        unreadable = any(f["field"] == "body" for f in fields)  # a JSON array, string or number, or no body
+        return rejected(400 if unreadable else 422, fields)
+
+    @app.exception_handler(RequestUnsupportedContentType)
+    def unsupported_content_type(e):
+        return rejected(415, not_json(app.current_event.headers.get("content-type", "")))
+
+    @app.not_found
+    def not_found(e):
+        event = app.current_event
+        return rejected(404, [{"field": "path", "reason": f"no route for {event.http_method} {event.path}"}])
+
+    @app.exception_handler(Exception)
+    def unexpected(e):
+        logger.exception("unexpected error")
+        metrics.add_metric("InternalErrors", MetricUnit.Count, 1)
+        return error_response(500, [{"field": "", "reason": "internal error; quote the request id to report it"}])
+
+    return error_response

@@ -1,0 +1,125 @@
+"""A batch job's positions: read from a list (FEN strings or {id, fen, moves}), an EPD text or a PGN
+text, and every one checked before anything is queued.
+
+    positions, errors = read_positions(request)   # request: JobRequest (functions/common/jobs.py)
+
+`errors` is a list of {"field", "reason"} naming each bad position the way the request wrote it:
+`positions[3].fen`, `positions[7].moves[2]`, `epd` with "line 12 (position 11): ...", `pgn` with
+"game 2: move 14... Qd7: not legal in ...". A job is queued only when there are none.
+"""
+
+import dataclasses
+
+from engine.fen import FenError
+
+MAX_POSITIONS = 1000  # per job; documented in README.md
+MAX_ERRORS = 50  # reported per request; the count of the rest is given
+
+
+@dataclasses.dataclass(frozen=True)
+class Position:
+    index: int  # 0-based, in the order of the request
+    id: str  # the caller's id, or one made up from where the position came from
+    fen: str
+    moves: tuple = ()  # UCI, played from fen (history for repetitions); the position analysed is after them
+
+
+def check_position(fen, moves):
+    """None if fen + moves is a position to analyse, else (field suffix, reason): ("fen", ...) or ("moves[i]", ...)."""
+    from engine.board import Board, IllegalMoveError
+
+    try:
+        board = Board(fen, capacity=max(512, len(moves) + 64))
+    except FenError as e:
+        return "fen", str(e)
+    except OverflowError:  # engine.fen accepts clocks the board's int32 cannot hold
+        return "fen", "invalid FEN: the halfmove or fullmove number is too large"
+    for i, text in enumerate(moves):
+        try:
+            board.push_uci(text)
+        except IllegalMoveError as e:
+            return f"moves[{i}]", str(e)
+    return None
+
+
+def from_list(items):
+    """Positions from the request's `positions` list (already typed by the model: str or PositionIn)."""
+    positions, errors = [], []
+    for i, item in enumerate(items):
+        if isinstance(item, str):
+            pid, fen, moves, prefix = str(i), item, (), f"positions[{i}]"
+        else:
+            pid, fen, moves, prefix = item.id if item.id is not None else str(i), item.fen, tuple(item.moves), \
+                f"positions[{i}]"
+        bad = check_position(fen, moves)
+        if bad:
+            field, reason = bad
+            errors.append({"field": prefix if isinstance(item, str) else f"{prefix}.{field}", "reason": reason})
+        else:
+            positions.append(Position(i, pid, fen, moves))
+    return positions, errors
+
+
+def from_epd(text):
+    """Positions from EPD lines (blank lines and lines starting with # are skipped). id: the `id` opcode,
+    else "line N"."""
+    from engine.fen import parse_epd
+
+    positions, errors = [], []
+    index = 0
+    for n, line in enumerate(text.splitlines(), 1):
+        line = line.strip()
+        if not line or line.startswith("#"):
+            continue
+        try:
+            fen, ops = parse_epd(line)
+            bad = check_position(fen, ())
+        except FenError as e:
+            bad = ("fen", str(e))
+        if bad:
+            errors.append({"field": "epd", "reason": f"line {n} (position {index}): {bad[1]}"})
+        else:
+            positions.append(Position(index, ops.get("id") or f"line {n}", fen))
+        index += 1
+    return positions, errors
+
+
+def from_pgn(text, limit=MAX_POSITIONS):
+    """Every position of every game: the start and the position after each move of the main line.
+    id: "G.P", game number (from 1) and ply (0 = before the first move)."""
+    from functions.common.pgn import PgnError, read_games
+
+    positions = []
+    try:
+        for game in read_games(text):
+            for ply in range(len(game.moves) + 1):
+                if len(positions) >= limit:
+                    return positions, [{"field": "pgn", "reason": f"more than {limit} positions (game {game.number} "
+                                                                  f"reaches position {len(positions)}); the limit is "
+                                                                  f"{limit} per job"}]
+                positions.append(Position(len(positions), f"{game.number}.{ply}", game.start_fen,
+                                          tuple(game.moves[:ply])))
+    except PgnError as e:
+        return [], [{"field": "pgn", "reason": str(e)}]
+    if not positions:
+        return [], [{"field": "pgn", "reason": "no game in the text"}]
+    return positions, []
+
+
+def read_positions(request, limit=MAX_POSITIONS):
+    """(positions, errors) for a JobRequest: exactly one of positions / epd / pgn is set."""
+    if request.positions is not None:
+        positions, errors = from_list(request.positions)
+    elif request.epd is not None:
+        total = sum(1 for line in request.epd.splitlines() if line.strip() and not line.strip().startswith("#"))
+        if total > limit:
+            return [], [{"field": "epd", "reason": f"{total} positions; the limit is {limit} per job"}]
+        if total == 0:
+            return [], [{"field": "epd", "reason": "no position in the text"}]
+        positions, errors = from_epd(request.epd)
+    else:
+        positions, errors = from_pgn(request.pgn, limit)
+    if len(errors) > MAX_ERRORS:
+        rest = len(errors) - MAX_ERRORS
+        errors = errors[:MAX_ERRORS] + [{"field": "body", "reason": f"and {rest} more bad positions"}]
+    return positions, errors

@@ -1,0 +1,93 @@
+"""JobsFunction: POST /jobs and GET /jobs/{job_id}, the batch analysis API behind API Gateway (REST).
+
+POST /jobs checks every position (a bad one answers 422 naming it, and nothing is queued), records
+the job in the results table, sends one message per position to the jobs queue (SendMessageBatch,
+10 a call) and answers 202 with the job id. BatchFunction does the analysis. GET /jobs/{job_id}
+answers the status, the counts and one page of results. functions/common/jobs.py does the work;
+this module is the HTTP adapter. A function of its own, so AnalyzeFunction's cold start carries
+neither boto3 nor the jobs code, and its IAM role reaches no table and no queue.
+
+Configuration (template.yaml): KIBITZ_JOBS_TABLE, KIBITZ_JOBS_QUEUE_URL, KIBITZ_RESULTS_TTL_DAYS,
+CORS_ORIGIN, POWERTOOLS_*.
+"""
+
+import os
+from typing import Annotated
+
+from aws_lambda_powertools import Logger, Metrics, Tracer
+from aws_lambda_powertools.event_handler.api_gateway import APIGatewayRestResolver, CORSConfig, Response
+from aws_lambda_powertools.event_handler.openapi.params import Body, Path, Query
+from aws_lambda_powertools.logging import correlation_paths
+from aws_lambda_powertools.metrics import MetricUnit
+from botocore.exceptions import BotoCoreError, ClientError
+
+from functions.common.http import install_error_handlers
+from functions.common.jobs import (
+    DEFAULT_PAGE,
+    MAX_JOB_BODY_BYTES,
+    MAX_PAGE,
+    JobAccepted,
+    JobRequest,
+    JobState,
+    Store,
+    submit,
+)
+from functions.common.models import InputError, error_responses, json_body_reader
+
+logger = Logger()
+tracer = Tracer()  # patches botocore: the SQS and DynamoDB calls show in X-Ray
+metrics = Metrics(namespace=os.environ.get("POWERTOOLS_METRICS_NAMESPACE", "Kibitz"))
+app = APIGatewayRestResolver(
+    enable_validation=True,
+    cors=CORSConfig(allow_origin=os.environ.get("CORS_ORIGIN", "*"), max_age=600),
+    json_body_deserializer=json_body_reader(MAX_JOB_BODY_BYTES),
+)
+
+
+@app.post("/jobs", summary="Submit positions for analysis", responses={
+    202: {"description": "queued", "content": {"application/json": {"model": JobAccepted}}},
+    **error_responses(400, 413, 415, 422, 503)})
+def create_job(request: Annotated[JobRequest, Body()]) -> Response[JobAccepted]:
+    accepted = submit(request)
+    metrics.add_metric("JobsSubmitted", MetricUnit.Count, 1)
+    metrics.add_metric("PositionsQueued", MetricUnit.Count, accepted.queued)
+    if accepted.not_queued:
+        metrics.add_metric("PositionsNotQueued", MetricUnit.Count, len(accepted.not_queued))
+    logger.info("job submitted", extra={"job_id": accepted.job_id, "total": accepted.total,
+                                        "queued": accepted.queued, "source": request.sources()[0]})
+    return Response(status_code=202, content_type="application/json", body=accepted,
+                    headers={"Location": accepted.url})
+
+
+@app.get("/jobs/<job_id>", summary="A job's status, counts and results (paginated)", responses={
+    200: {"description": "the job", "content": {"application/json": {"model": JobState}}},
+    **error_responses(404, 422)})
+def get_job(job_id: Annotated[str, Path(min_length=1, max_length=64)],
+            limit: Annotated[int, Query(ge=1, le=MAX_PAGE, description="results per page")] = DEFAULT_PAGE,
+            after: Annotated[int, Query(ge=-1, description="results with an index above this")] = -1) -> JobState:
+    unknown = sorted(set(app.current_event.query_string_parameters or {}) - {"limit", "after"})
+    if unknown:
+        raise InputError(422, unknown[0], "unknown query parameter; expected limit or after")
+    state = Store().state(job_id, after, limit)
+    metrics.add_metric("JobReads", MetricUnit.Count, 1)
+    if state is None:
+        raise InputError(404, "job_id", f"no job {job_id}: it was never submitted, or it expired")
+    return state
+
+
+error_response = install_error_handlers(app, logger, metrics)
+
+
+@app.exception_handler((BotoCoreError, ClientError))
+def aws_unavailable(e):
+    logger.exception("AWS call failed")
+    metrics.add_metric("AwsErrors", MetricUnit.Count, 1)
+    return error_response(503, [{"field": "", "reason": "the jobs table or queue did not answer; try again "
+                                                        "(quote the request id to report it)"}])
+
+
+@logger.inject_lambda_context(correlation_id_path=correlation_paths.API_GATEWAY_REST)
+@tracer.capture_lambda_handler
+@metrics.log_metrics(capture_cold_start_metric=True)
+def lambda_handler(event, context):
+    return app.resolve(event, context)
