@@ -12,12 +12,12 @@ BatchProcessor runs `record_handler` on each and answers the records that must c
   transient failure         AWS refused a read or a write (throttled, unavailable): reported as a
                             batch item failure, so SQS delivers it again; after maxReceiveCount
                             receives it goes to the dead-letter queue
-  not enough time left      the Lambda's remaining time less KIBITZ_SAFETY_MARGIN_MS is under the
+  not enough time left      the Lambda's remaining time less KIBITZ_RECORD_MARGIN_MS is under the
                             record's movetime: not started, reported as a failure, delivered again
   no job                    a message for a job the table does not have (or with no job id at all):
                             reported as a failure, so it ends in the dead-letter queue for a person
 
-Configuration (template.yaml): KIBITZ_JOBS_TABLE, KIBITZ_HASH_MB, KIBITZ_SAFETY_MARGIN_MS,
+Configuration (template.yaml): KIBITZ_JOBS_TABLE, KIBITZ_HASH_MB, KIBITZ_RECORD_MARGIN_MS,
 KIBITZ_RESULTS_TTL_DAYS, POWERTOOLS_*.
 """
 
@@ -28,13 +28,13 @@ from aws_lambda_powertools import Logger, Metrics, Tracer
 from aws_lambda_powertools.metrics import MetricUnit
 from aws_lambda_powertools.utilities.batch import BatchProcessor, EventType, process_partial_response
 
-from engine.analysis import analyse
+from engine.analysis import analyse, reserve_hash
 from engine.board import IllegalMoveError
 from engine.fen import FenError
 from functions.common.jobs import Store, UnknownJob, read_message
 from functions.common.models import answer, hash_size_mb
 
-DEFAULT_SAFETY_MARGIN_MS = 5000
+DEFAULT_RECORD_MARGIN_MS = 5000
 
 logger = Logger()
 tracer = Tracer()  # patches botocore: the DynamoDB calls show in X-Ray
@@ -53,6 +53,7 @@ class Unattributable(Exception):
 
 
 _batch = {"store": None, "unknown_jobs": set()}
+reserve_hash(hash_size_mb())  # in the init phase: the first position's search does not pay for the table
 
 
 def attribution(record):
@@ -95,7 +96,7 @@ def record_handler(record, lambda_context):
         store.count(job_id, index, already)
         return already
 
-    margin = int(os.environ.get("KIBITZ_SAFETY_MARGIN_MS", DEFAULT_SAFETY_MARGIN_MS))
+    margin = int(os.environ.get("KIBITZ_RECORD_MARGIN_MS", DEFAULT_RECORD_MARGIN_MS))
     left = lambda_context.get_remaining_time_in_millis() - margin
     options = message.options
     if left < options.movetime_ms:

@@ -24,7 +24,7 @@ import time
 import uuid
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, field_validator, model_validator
 
 from functions.common.models import (
     MAX_FEN_CHARS,
@@ -59,14 +59,28 @@ Status = Literal["queued", "running", "done", "done-with-failures"]
 
 
 class PositionIn(BaseModel):
-    """One position of a job: a FEN, and moves played from it."""
+    """One position of a job: a FEN string, or an object with a FEN and moves played from it."""
 
-    model_config = ConfigDict(extra="forbid", strict=True)
+    model_config = ConfigDict(extra="forbid", strict=True,
+                              json_schema_extra={"description": "or just the FEN, as a string"})
 
     id: str | None = Field(None, min_length=1, max_length=MAX_ID_CHARS,
                            description="your name for it, returned with its result (default: its index)")
     fen: str = fen_field()
     moves: list[str] = moves_field()
+    _bare: bool = PrivateAttr(False)  # given as a FEN string
+
+    @model_validator(mode="wrap")
+    @classmethod
+    def _from_fen(cls, value, handler):
+        """A plain string is the FEN. (Not a `str | PositionIn` union: its errors would name both branches.)"""
+        if isinstance(value, str):
+            item = handler({"fen": value})
+            item._bare = True
+            return item
+        if not isinstance(value, dict | PositionIn):
+            raise ValueError("expected a FEN string or an object {id, fen, moves}")
+        return handler(value)
 
     @field_validator("moves", mode="before")
     @classmethod
@@ -79,7 +93,7 @@ class JobRequest(BaseModel):
 
     model_config = ConfigDict(extra="forbid", strict=True)
 
-    positions: list[str | PositionIn] | None = Field(
+    positions: list[PositionIn] | None = Field(
         None, min_length=1, max_length=MAX_POSITIONS,
         description="FEN strings, or {id, fen, moves} objects", examples=[["8/8/8/8/8/5k2/8/4K2R w K - 0 1"]])
     epd: str | None = Field(None, min_length=1, description="EPD text, one position a line (`id` opcode kept)")

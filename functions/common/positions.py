@@ -43,18 +43,15 @@ def check_position(fen, moves):
 
 
 def from_list(items):
-    """Positions from the request's `positions` list (already typed by the model: str or PositionIn)."""
+    """Positions from the request's `positions` list (PositionIn items, read by the model)."""
     positions, errors = [], []
     for i, item in enumerate(items):
-        if isinstance(item, str):
-            pid, fen, moves, prefix = str(i), item, (), f"positions[{i}]"
-        else:
-            pid, fen, moves, prefix = item.id if item.id is not None else str(i), item.fen, tuple(item.moves), \
-                f"positions[{i}]"
+        pid, fen, moves = item.id if item.id is not None else str(i), item.fen, tuple(item.moves)
         bad = check_position(fen, moves)
         if bad:
             field, reason = bad
-            errors.append({"field": prefix if isinstance(item, str) else f"{prefix}.{field}", "reason": reason})
+            bare = getattr(item, "_bare", False)  # a FEN string: the item is the FEN
+            errors.append({"field": f"positions[{i}]" if bare else f"positions[{i}].{field}", "reason": reason})
         else:
             positions.append(Position(i, pid, fen, moves))
     return positions, errors
@@ -94,7 +91,7 @@ def from_pgn(text, limit=MAX_POSITIONS):
         for game in read_games(text):
             for ply in range(len(game.moves) + 1):
                 if len(positions) >= limit:
-                    return positions, [{"field": "pgn", "reason": f"more than {limit} positions (game {game.number} "
+                    return [], [{"field": "pgn", "reason": f"more than {limit} positions (game {game.number} "
                                                                   f"reaches position {len(positions)}); the limit is "
                                                                   f"{limit} per job"}]
                 positions.append(Position(len(positions), f"{game.number}.{ply}", game.start_fen,

@@ -48,6 +48,10 @@ app = APIGatewayRestResolver(
     202: {"description": "queued", "content": {"application/json": {"model": JobAccepted}}},
     **error_responses(400, 413, 415, 422, 503)})
 def create_job(request: Annotated[JobRequest, Body()]) -> Response[JobAccepted]:
+    content_type = app.current_event.headers.get("content-type", "")
+    if content_type.startswith(("application/x-www-form-urlencoded", "multipart/form-data")):
+        # Powertools reads form fields as the body: positions=x would pass for a list of one FEN
+        raise InputError(415, "body", f"send the body as JSON with Content-Type: application/json, not {content_type}")
     accepted = submit(request)
     metrics.add_metric("JobsSubmitted", MetricUnit.Count, 1)
     metrics.add_metric("PositionsQueued", MetricUnit.Count, accepted.queued)

@@ -7,7 +7,8 @@ queues (visibility timeout, retention, redrive to the dead-letter queue) and tab
     aws.stop()
 
 The functions do not know: boto3 reads AWS_ENDPOINT_URL, so the same code talks to AWS when it is
-not set. Moto keeps everything in memory; a stopped server forgets it all.
+not set. Moto keeps everything in memory, one state per process whichever server answers: two
+LocalAWS in one process need different prefixes (resource names).
 """
 
 import json

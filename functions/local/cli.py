@@ -1,11 +1,13 @@
 """kibitz: the SAM application on this machine, without Docker. Its verbs mirror `sam local`.
 
     kibitz invoke AnalyzeFunction -e events/analyze-post.json   # like `sam local invoke`
-    kibitz serve [--port 3000]                                   # like `sam local start-api`
+    kibitz serve [--port 3000]                                   # like `sam local start-api`, + SQS/DynamoDB
     kibitz analyze FEN [--movetime-ms N] [--moves ...]          # a readable analysis
+    kibitz batch submit FILE / kibitz batch results JOB_ID      # batch jobs (functions/local/batch_client.py)
 
-Each verb is a module-level function registered in COMMANDS with its argument set-up, so a later
-verb (say `kibitz batch ...`) is one more entry; `serve` serves every Api route in template.yaml.
+Each verb is a module-level function registered in COMMANDS with its argument set-up; `serve` serves
+every Api route in template.yaml, and runs the queues, tables and SQS event sources the template
+declares (embedded moto and local pollers, or AWS: functions/local/backend.py).
 """
 
 import argparse
@@ -43,10 +45,37 @@ def invoke(args):
         event = json.loads(pathlib.Path(args.event).read_text())
     else:
         event = {}
-    runtime = FunctionRuntime(functions[args.function])
-    with contextlib.redirect_stdout(sys.stderr):  # the function's logs go to stderr, the answer to stdout
-        response = runtime.invoke(event)
+    backend = None
+    if _needs_backend(functions[args.function]):
+        from functions.local.backend import Backend
+
+        backend = Backend(args.template, pollers=0, quiet=True).start()
+        functions = backend.functions
+        if backend.mode == "embedded":
+            print("kibitz: the template's queues and tables are embedded (moto, empty: a job the event names does "
+                  "not exist); set KIBITZ_JOBS_TABLE and KIBITZ_JOBS_QUEUE_URL to use AWS", file=sys.stderr)
+    try:
+        runtime = FunctionRuntime(functions[args.function])
+        with contextlib.redirect_stdout(sys.stderr):  # the function's logs go to stderr, the answer to stdout
+            response = runtime.invoke(event)
+    finally:
+        if backend is not None:
+            backend.stop()
     print(json.dumps(response, indent=2))
+
+
+def _needs_backend(function):
+    """A function with an SQS event, or one whose environment names a template resource (a table, a queue)."""
+    return bool(function.sqs_events) or any(
+        name in ("KIBITZ_JOBS_TABLE", "KIBITZ_JOBS_QUEUE_URL") for name in _raw_environment(function.name))
+
+
+def _raw_environment(name):
+    from functions.local.template import _document
+
+    doc, _ = _document(template.TEMPLATE)
+    props = (doc.get("Resources") or {}).get(name, {}).get("Properties") or {}
+    return (props.get("Environment") or {}).get("Variables") or {}
 
 
 # --- serve ----------------------------------------------------------------------------------------
@@ -55,24 +84,48 @@ def invoke(args):
 def add_serve(p):
     p.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
     p.add_argument("-p", "--port", type=int, default=3000)
+    p.add_argument("--pollers", type=int, help="local pollers per SQS event source, each a process running the "
+                                               "function (default: its MaximumConcurrency, at most the cores; "
+                                               "0: none)")
+    p.add_argument("--visibility-timeout", type=int, metavar="S",
+                   help="embedded queues only: the visibility timeout instead of the template's (1800 s), so that "
+                        "a crashed batch comes back sooner")
+    p.add_argument("--max-receive-count", type=int, metavar="N",
+                   help="embedded queues only: deliveries before the dead-letter queue, instead of the template's")
+
+
+def _interrupt(signum, frame):
+    raise KeyboardInterrupt
 
 
 def serve(args):
+    import signal
+
+    from functions.local.backend import Backend
     from functions.local.server import make_server
 
-    functions = _functions(args)
-    server = make_server(functions, args.host, args.port)
-    host, port = server.server_address[:2]
-    print(f"kibitz: serving {args.template} on http://{host}:{port} (Ctrl-C stops)", file=sys.stderr)
-    for name, fn in functions.items():
-        for route in fn.routes:
-            print(f"  {route.method:6} http://{host}:{port}{route.path}  -> {name}", file=sys.stderr)
+    signal.signal(signal.SIGTERM, _interrupt)  # stop as on Ctrl-C: the pollers and moto go too
+    backend = Backend(args.template, pollers=args.pollers, visibility_timeout_s=args.visibility_timeout,
+                      max_receive_count=args.max_receive_count)
+    server = None
     try:
+        backend.start()
+        functions = backend.functions
+        server = make_server(functions, args.host, args.port)
+        host, port = server.server_address[:2]
+        print(f"kibitz: serving {args.template} on http://{host}:{port} (Ctrl-C stops)", file=sys.stderr)
+        for name, fn in functions.items():
+            for route in fn.routes:
+                print(f"  {route.method:6} http://{host}:{port}{route.path}  -> {name}", file=sys.stderr)
+        for line in backend.describe():
+            print(line, file=sys.stderr)
         server.serve_forever()
     except KeyboardInterrupt:
         pass
     finally:
-        server.server_close()
+        if server is not None:
+            server.server_close()
+        backend.stop()
 
 
 # --- analyze --------------------------------------------------------------------------------------
@@ -165,10 +218,24 @@ def readable(a):
     return "\n".join(lines)
 
 
+def add_batch(p):
+    from functions.local.batch_client import add_batch as add
+
+    add(p)
+
+
+def batch(args):
+    from functions.local.batch_client import batch as run
+
+    return run(args)
+
+
 COMMANDS = {
     "invoke": (add_invoke, invoke, "run a function once on an event, in-process (sam local invoke)"),
-    "serve": (add_serve, serve, "serve the template's API routes on 127.0.0.1 (sam local start-api)"),
+    "serve": (add_serve, serve, "serve the template's API routes on 127.0.0.1 (sam local start-api), with its "
+                                "queues, tables and SQS event sources"),
     "analyze": (add_analyze, analyze, "analyse a position and print it for people"),
+    "batch": (add_batch, batch, "submit a file of positions as a job, and collect the results"),
 }
 
 

@@ -20,6 +20,9 @@ What it does as Lambda does:
 - an invocation that outlives the function's timeout is killed, and so is its process; a poller
   that dies (killed, crashed) is replaced by a fresh one, as Lambda starts a new environment.
 Messages that come back become visible again only when their visibility timeout ends, as on AWS.
+Stopping is graceful: a poller told to stop (SIGTERM, or Ctrl-C) finishes the invocation in hand, and
+makes visible at once any message its last long poll received after the stop, instead of leaving it
+in flight for a whole visibility timeout.
 
 Protocol: a poller writes one JSON line per event on its stdout (`invoke`, `done`, `error`); the
 function's own output (logs, metrics) goes to the poller's stderr.
@@ -34,8 +37,9 @@ import time
 
 from functions.local import template
 
-RECEIVE_WAIT_S = 2  # long polling, short enough to notice a dead parent soon
+RECEIVE_WAIT_S = 2  # long polling, short enough to notice a dead parent or a stop soon
 KILL_GRACE_S = 2
+STOP_WAIT_S = 30
 
 
 class SqsEventSource:
@@ -70,16 +74,18 @@ class SqsEventSource:
         self._supervisor.start()
         return self
 
-    def stop(self):
+    def stop(self, timeout=STOP_WAIT_S):
+        """Ask every poller to stop after its invocation in hand; kill those still busy after `timeout` s."""
         self._stopping.set()
         with self._lock:
             procs = list(self._procs.values())
         for p in procs:
             if p.poll() is None:
                 p.terminate()
+        deadline = time.monotonic() + timeout
         for p in procs:
             try:
-                p.wait(timeout=10)
+                p.wait(timeout=max(0.1, deadline - time.monotonic()))
             except subprocess.TimeoutExpired:
                 p.kill()
                 p.wait()
@@ -112,7 +118,7 @@ class SqsEventSource:
     def _spawn(self, slot):
         args = {"function": self.function.name, "template": self.template_path, "queue_url": self.queue_url,
                 "queue_arn": self.queue_arn, "batch_size": self.batch_size, "report_failures": self.report_failures,
-                "parent": os.getpid(), "slot": slot}
+                "parent": os.getpid(), "slot": slot, "timeout_s": self.function.timeout_s}
         stderr = open(self.log, "a") if self.log else None  # noqa: SIM115 (handed to the child)
         proc = subprocess.Popen([sys.executable, "-m", "functions.local.eventsource", json.dumps(args)],
                                 env={**os.environ, **self.env}, stdout=subprocess.PIPE, stderr=stderr,
@@ -213,6 +219,9 @@ def failed_ids(response, message_ids, report_failures):
 
 
 def _poll(args):
+    import dataclasses
+    import signal
+
     import boto3
 
     from functions.local.runtime import FunctionRuntime
@@ -224,21 +233,32 @@ def _poll(args):
     def say(**msg):
         status.write(json.dumps(msg) + "\n")
 
+    stopping = []
+    signal.signal(signal.SIGTERM, lambda *_: stopping.append(True))
+    signal.signal(signal.SIGINT, lambda *_: stopping.append(True))
     function = template.load(args["template"])[args["function"]]
+    function = dataclasses.replace(function, timeout_s=args.get("timeout_s", function.timeout_s))
     runtime = FunctionRuntime(function)
     runtime.load()
     region = os.environ.get("AWS_REGION") or os.environ.get("AWS_DEFAULT_REGION") or "us-east-1"
     sqs = boto3.client("sqs", region_name=region)
-    while os.getppid() == args["parent"]:
+    while os.getppid() == args["parent"] and not stopping:
         try:
             got = sqs.receive_message(QueueUrl=args["queue_url"], MaxNumberOfMessages=min(args["batch_size"], 10),
                                       WaitTimeSeconds=RECEIVE_WAIT_S, AttributeNames=["All"],
                                       MessageAttributeNames=["All"])
         except Exception as e:  # the queue is gone or not answering: wait and try again, as Lambda does
+            if stopping:
+                break
             print(f"kibitz poller: receive failed: {e}", file=sys.stderr)
             time.sleep(1)
             continue
         messages = got.get("Messages") or []
+        if messages and stopping:  # received while stopping: hand them back now
+            sqs.change_message_visibility_batch(QueueUrl=args["queue_url"], Entries=[
+                {"Id": str(k), "ReceiptHandle": m["ReceiptHandle"], "VisibilityTimeout": 0}
+                for k, m in enumerate(messages)])
+            break
         if not messages:
             continue
         ids = [m["MessageId"] for m in messages]
