@@ -1,9 +1,11 @@
-"""The built artifact works: `sam build` (or the same steps by hand without aws-sam-cli), then the
-function and the layer run from a clean virtual environment without numba, with the layer on the
-path as Lambda's /opt/python, and every event in events/ answers as expected.
+"""The built artifact works: `sam build` (or the same steps by hand without aws-sam-cli), then each
+function and the layers run from a clean virtual environment without numba, with the layers on the
+path as Lambda's /opt/python, and every event in events/ answers as expected: AnalyzeFunction's on
+their own, JobsFunction's and BatchFunction's (API Gateway and SQS events) against moto on
+127.0.0.1 standing in for SQS and DynamoDB.
 
 Also: every shared object needs at most GLIBC_2.26 (Amazon Linux 2), no numba or llvmlite is shipped,
-and function + layer stay under Lambda's 250 MB unzipped limit.
+and each function with its layers stays under Lambda's 250 MB unzipped limit.
 """
 
 import re
@@ -12,7 +14,8 @@ import subprocess
 import pytest
 
 from functions.local import artifact
-from tests import api_cases
+from functions.local.aws import LocalAWS
+from tests import api_cases, jobs_cases
 
 pytestmark = pytest.mark.slow
 
@@ -66,10 +69,56 @@ def test_every_shared_object_needs_at_most_glibc_2_26(build_dir):
 
 
 def test_no_numba_in_the_artifact_and_it_fits_in_lambda(build_dir):
-    for root in (build_dir / "AnalyzeFunction", build_dir / "EngineLayer/python"):
+    functions = ("AnalyzeFunction", "JobsFunction", "BatchFunction")
+    layer_sites = [build_dir / "EngineLayer/python", build_dir / "CommonLayer/python"]
+    for root in [build_dir / f for f in functions] + layer_sites:
         shipped = {p.name.split("-")[0].lower() for p in root.iterdir()}
-        assert not shipped & {"numba", "llvmlite"}, root
+        assert not shipped & {"numba", "llvmlite", "chess", "moto"}, root
     engine = build_dir / "EngineLayer/python/engine"
     assert not (engine / "core").exists() and not (engine / "build.py").exists()
-    size = sum(p.stat().st_size for p in build_dir.rglob("*") if p.is_file())
-    assert size < LAMBDA_UNZIPPED_LIMIT, size
+    assert not (build_dir / "CommonLayer/python/functions/local").exists()
+
+    def size(path):
+        return sum(p.stat().st_size for p in path.rglob("*") if p.is_file())
+
+    layers = size(build_dir / "EngineLayer") + size(build_dir / "CommonLayer")
+    for name in functions:  # what one function's environment holds: its own code and the layers
+        assert size(build_dir / name) + layers < LAMBDA_UNZIPPED_LIMIT, name
+
+
+@pytest.fixture(scope="module")
+def local_aws():
+    """moto on 127.0.0.1 for the built batch functions, with the results table and the queues, and JOB in it."""
+    from functions.common.jobs import Store
+
+    aws = LocalAWS(prefix="artifact").start()
+    try:
+        store = Store(aws.resources["JobsTable"]["Ref"], aws.client("dynamodb"))
+        jobs_cases.seed(store)
+        env = {**aws.env, "KIBITZ_JOBS_TABLE": aws.resources["JobsTable"]["Ref"],
+               "KIBITZ_JOBS_QUEUE_URL": aws.resources["JobsQueue"]["Ref"]}
+        yield env, store
+    finally:
+        aws.stop()
+
+
+@pytest.mark.parametrize("function, cases", [("JobsFunction", jobs_cases.API_CASES),
+                                             ("BatchFunction", jobs_cases.BATCH_CASES)])
+def test_the_batch_functions_answer_every_event(build_dir, tmp_path_factory, local_aws, function, cases):
+    env, store = local_aws
+    python = artifact.clean_python(tmp_path_factory.mktemp("venv") / "clean")
+    names = sorted(cases) if function == "JobsFunction" else \
+        ["batch-sqs.json", "batch-sqs-poison.json", "batch-sqs-unknown-job.json"]
+    results = artifact.run_events(python, build_dir, [jobs_cases.EVENTS / n for n in names], function=function,
+                                  env=env)
+    facts = results[0]
+    assert facts["numba"] is False and facts["backend"] == "aot"
+    assert facts["common"] == str(build_dir / "CommonLayer/python/functions/common/__init__.py")
+    assert facts["boto3"] == str(build_dir / function / "boto3/__init__.py")  # its own, not the runtime's
+    by_name = {r["event"]: r for r in results[1:]}
+    assert sorted(by_name) == sorted(names)
+    for name in names:
+        if function == "JobsFunction":
+            jobs_cases.check_api(name, by_name[name]["response"])
+        else:
+            jobs_cases.check_batch(name, by_name[name]["response"], store)

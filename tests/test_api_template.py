@@ -61,3 +61,101 @@ def test_the_local_reader_sees_what_sam_would():
     assert {(r.method, r.path) for r in fn.routes} == {("POST", "/analyze"), ("GET", "/analyze"), ("GET", "/swagger")}
     assert fn.environment["POWERTOOLS_METRICS_NAMESPACE"] == "Kibitz" and fn.environment["CORS_ORIGIN"] == "*"
     assert re.fullmatch(r"auto|\d+", fn.environment["KIBITZ_HASH_MB"])
+
+
+# --- batch analysis (issue 5) ---------------------------------------------------------------------
+
+
+def test_the_jobs_queue_outlasts_six_batch_timeouts_and_redrives_to_a_dead_letter_queue():
+    doc = raw_template()
+    res = doc["Resources"]
+    batch = res["BatchFunction"]["Properties"]
+    queue = res["JobsQueue"]["Properties"]
+    assert queue["VisibilityTimeout"] >= 6 * batch["Timeout"]
+    redrive = queue["RedrivePolicy"]
+    assert redrive["deadLetterTargetArn"].tag == "GetAtt" and redrive["deadLetterTargetArn"].value == \
+        "JobsDeadLetterQueue.Arn"
+    assert redrive["maxReceiveCount"].value == "MaxReceiveCount" and res["JobsDeadLetterQueue"]["Type"] == \
+        "AWS::SQS::Queue"
+    assert res["JobsDeadLetterAlarm"]["Properties"]["Dimensions"][0]["Value"].value == "JobsDeadLetterQueue.QueueName"
+
+
+def test_the_batch_function_reads_the_queue_with_partial_batch_responses():
+    doc = raw_template()
+    batch = doc["Resources"]["BatchFunction"]["Properties"]
+    event = batch["Events"]["JobsQueue"]
+    assert event["Type"] == "SQS" and event["Properties"]["Queue"].value == "JobsQueue.Arn"
+    assert event["Properties"]["FunctionResponseTypes"] == ["ReportBatchItemFailures"]
+    assert event["Properties"]["BatchSize"].value == "BatchSize"
+    assert event["Properties"]["ScalingConfig"]["MaximumConcurrency"].value == "MaxConcurrency"
+    params = doc["Parameters"]
+    assert params["BatchSize"]["MaxValue"] == 10 and params["MaxConcurrency"]["MinValue"] == 2
+    # A full batch at the longest movetime ends inside the timeout, with the record margin to spare.
+    from functions.common.models import MAX_MOVETIME_MS
+
+    margin_ms = int(batch["Environment"]["Variables"]["KIBITZ_RECORD_MARGIN_MS"])
+    assert params["BatchSize"]["MaxValue"] * MAX_MOVETIME_MS + margin_ms < batch["Timeout"] * 1000
+    assert batch["MemorySize"] == 1769 and [layer.value for layer in batch["Layers"]] == ["EngineLayer", "CommonLayer"]
+
+
+def test_the_results_table_is_on_demand_with_ttl():
+    table = raw_template()["Resources"]["JobsTable"]["Properties"]
+    assert table["BillingMode"] == "PAY_PER_REQUEST"
+    assert table["TimeToLiveSpecification"] == {"AttributeName": "expires_at", "Enabled": True}
+    assert [k["AttributeName"] for k in table["KeySchema"]] == ["job_id", "seq"]
+
+
+def test_each_function_gets_only_what_it_uses():
+    res = raw_template()["Resources"]
+    assert "Policies" not in res["AnalyzeFunction"]["Properties"]  # no table, no queue
+
+    def statements(name):
+        out = []
+        for policy in res[name]["Properties"]["Policies"]:
+            out += policy.get("Statement", []) if "Statement" in policy else [policy]
+        return out
+
+    jobs = statements("JobsFunction")
+    table = next(s for s in jobs if "Sid" in s)
+    assert table["Resource"].value == "JobsTable.Arn"
+    assert sorted(table["Action"]) == ["dynamodb:DeleteItem", "dynamodb:GetItem", "dynamodb:PutItem",
+                                       "dynamodb:Query", "dynamodb:UpdateItem"]
+    assert {"SQSSendMessagePolicy": {"QueueName": "JobsQueue.QueueName"}} == {
+        k: {"QueueName": v["QueueName"].value} for p in jobs if "SQSSendMessagePolicy" in p for k, v in p.items()}
+    (batch,) = statements("BatchFunction")  # SQS polling rights come with the SQS event (SAM adds them)
+    assert batch["Resource"].value == "JobsTable.Arn"
+    assert sorted(batch["Action"]) == ["dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem"]
+    for action in jobs[0]["Action"] + batch["Action"]:
+        assert "*" not in action and not action.startswith(("dynamodb:Scan", "dynamodb:BatchWrite"))
+
+
+def test_the_jobs_routes_and_the_layers_are_declared():
+    doc = raw_template()
+    events = doc["Resources"]["JobsFunction"]["Properties"]["Events"]
+    assert {(e["Properties"]["Method"], e["Properties"]["Path"]) for e in events.values()} == {
+        ("POST", "/jobs"), ("GET", "/jobs/{job_id}")}
+    layer = doc["Resources"]["CommonLayer"]
+    assert layer["Metadata"]["BuildMethod"] == "makefile" and layer["Properties"]["ContentUri"] == "layers/common/"
+    assert "build-CommonLayer:" in (ROOT / "layers/common/Makefile").read_text()
+    for output in ("JobsUrl", "JobsQueueUrl", "JobsTableName", "JobsDeadLetterQueueUrl"):
+        assert output in doc["Outputs"]
+
+
+def test_batch_function_requirements_match_the_extras():
+    extras = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["optional-dependencies"]
+    wanted = sorted(extras["api"] + [r for r in extras["batch"] if not r.startswith("kibitz[")])
+    for name in ("jobs", "batch"):
+        lines = (ROOT / f"functions/{name}/requirements.txt").read_text().splitlines()
+        assert sorted(line for line in lines if line.strip() and not line.startswith("#")) == wanted
+
+
+def test_the_local_reader_sees_the_queues_tables_and_sqs_event():
+    queues, tables = template.queues(), template.tables()
+    assert queues["JobsQueue"].dead_letter_queue == "JobsDeadLetterQueue" and queues["JobsQueue"].max_receive_count == 5
+    assert tables["JobsTable"].ttl_attribute == "expires_at"
+    (event,) = template.load()["BatchFunction"].sqs_events
+    assert (event.queue, event.batch_size, event.max_concurrency, event.report_batch_item_failures) == \
+        ("JobsQueue", 10, 10, True)
+    resolved = template.load(resources={"JobsTable": {"Ref": "t"}, "JobsQueue": {"Ref": "https://q"}})
+    assert resolved["JobsFunction"].environment["KIBITZ_JOBS_TABLE"] == "t"
+    assert resolved["JobsFunction"].environment["KIBITZ_JOBS_QUEUE_URL"] == "https://q"

@@ -24,6 +24,8 @@ import time
 import uuid
 from typing import Literal
 
+import boto3  # at import, so Lambda's init phase pays for it rather than the first request
+from botocore.config import Config
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, field_validator, model_validator
 
 from functions.common.models import (
@@ -202,9 +204,6 @@ _clients = {}
 
 def client(service):
     """One boto3 client per service and endpoint, made on first use (AWS_ENDPOINT_URL may point at moto)."""
-    import boto3
-    from botocore.config import Config
-
     key = (service, os.environ.get("AWS_ENDPOINT_URL"), os.environ.get("AWS_DEFAULT_REGION"))
     if key not in _clients:
         _clients[key] = boto3.client(service, config=Config(retries={"mode": "standard", "max_attempts": 3},

@@ -38,7 +38,8 @@ class Backend:
         self.functions = template.load(template_path)
         self.mode = "none"
 
-    def start(self):
+    def start(self, pollers=True):
+        """The queues and tables; then, unless pollers=False, the event sources (start_pollers())."""
         if not uses_resources(self.template_path):
             return self
         if all(os.environ.get(name) for name in EXTERNAL):
@@ -54,6 +55,16 @@ class Backend:
             self.functions = self.aws.functions()
             queues = self.aws.resources
             env_of = lambda fn: {**fn.environment, **self.aws.env}
+        self._queues, self._env_of = queues, env_of
+        if pollers:
+            self.start_pollers()
+        return self
+
+    def start_pollers(self):
+        """An SqsEventSource for each SQS event of each function (none in mode "none", or with pollers=0)."""
+        if self.mode == "none" or self.mappings:
+            return self
+        queues, env_of = self._queues, self._env_of
         for fn in self.functions.values():
             for event in fn.sqs_events:
                 queue = queues.get(event.queue)

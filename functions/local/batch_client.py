@@ -40,11 +40,13 @@ class ClientError(Exception):
 def read_file(path):
     """(request body without options, {position index: "line N"} for error messages)."""
     path = pathlib.Path(path)
+    suffix = path.suffix.lower()
+    if suffix not in (".pgn", ".epd", ".json", ".txt"):
+        raise ClientError(f"{path}: expected a .epd, .pgn, .txt or .json file, not {suffix or 'no suffix'}")
     try:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as e:
         raise ClientError(f"{path}: {e}") from e
-    suffix = path.suffix.lower()
     if suffix == ".pgn":
         return {"pgn": text}, {}
     if suffix == ".epd":
@@ -57,22 +59,20 @@ def read_file(path):
         if not isinstance(positions, list):
             raise ClientError(f"{path}: expected a JSON list of FEN strings or {{id, fen, moves}} objects")
         return {"positions": positions}, {}
-    if suffix == ".txt":
-        positions, lines = [], {}
-        for n, line in enumerate(text.splitlines(), 1):
-            line = line.strip()
-            if not line or line.startswith("#"):
-                continue
-            fen, _, moves = line.partition(" moves ")
-            lines[len(positions)] = f"line {n}"
-            item = {"id": f"line {n}", "fen": fen.strip()}
-            if moves.strip():
-                item["moves"] = moves.split()
-            positions.append(item)
-        if not positions:
-            raise ClientError(f"{path}: no position (one FEN a line)")
-        return {"positions": positions}, lines
-    raise ClientError(f"{path}: expected a .epd, .pgn, .txt or .json file, not {suffix or 'no suffix'}")
+    positions, lines = [], {}  # .txt
+    for n, line in enumerate(text.splitlines(), 1):
+        line = line.strip()
+        if not line or line.startswith("#"):
+            continue
+        fen, _, moves = line.partition(" moves ")
+        lines[len(positions)] = f"line {n}"
+        item = {"id": f"line {n}", "fen": fen.strip()}
+        if moves.strip():
+            item["moves"] = moves.split()
+        positions.append(item)
+    if not positions:
+        raise ClientError(f"{path}: no position (one FEN a line)")
+    return {"positions": positions}, lines
 
 
 def options(args):

@@ -109,7 +109,7 @@ def serve(args):
                       max_receive_count=args.max_receive_count)
     server = None
     try:
-        backend.start()
+        backend.start(pollers=False)
         functions = backend.functions
         server = make_server(functions, args.host, args.port)
         host, port = server.server_address[:2]
@@ -117,6 +117,7 @@ def serve(args):
         for name, fn in functions.items():
             for route in fn.routes:
                 print(f"  {route.method:6} http://{host}:{port}{route.path}  -> {name}", file=sys.stderr)
+        backend.start_pollers()  # after the banner: their output (the function's logs) follows it
         for line in backend.describe():
             print(line, file=sys.stderr)
         server.serve_forever()

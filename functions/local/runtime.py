@@ -55,7 +55,8 @@ class FunctionRuntime:
         if self._handler is None:
             t0 = time.perf_counter()
             for key, value in self.environment().items():
-                os.environ.setdefault(key, value)
+                if not os.environ.get(key):  # the caller's own (non-empty) value wins
+                    os.environ[key] = value
             module_name, _, attr = self.function.handler.rpartition(".")
             code_dir = str(self.function.code_dir)
             if code_dir not in sys.path:

@@ -1,0 +1,161 @@
+"""Batch jobs as a user meets them locally: `kibitz serve` (HTTP on 127.0.0.1, embedded moto, pollers)
+and `kibitz batch submit` / `kibitz batch results`, and `kibitz invoke` for the batch functions."""
+
+import csv
+import io
+import json
+import os
+import pathlib
+import re
+import subprocess
+import sys
+import threading
+import time
+
+import chess
+import pytest
+
+from tests.batch_support import wac
+from tests.conftest import ROOT
+
+KIBITZ = [sys.executable, "-m", "functions.local.cli"]
+
+PGN = """[Event "Opera game"]
+[White "Morphy"]
+[Black "Duke of Brunswick and Count Isouard"]
+[Result "1-0"]
+
+1. e4 e5 2. Nf3 d6 3. d4 Bg4 {a pin} 4. dxe5 Bxf3 5. Qxf3 dxe5 6. Bc4 Nf6 7. Qb3 Qe7
+8. Nc3 c6 9. Bg5 b5 10. Nxb5 cxb5 11. Bxb5+ Nbd7 12. O-O-O Rd8 13. Rxd7 Rxd7 14. Rd1 Qe6
+15. Bxd7+ Nxd7 16. Qb8+ Nxb8 17. Rd8# 1-0
+"""
+OPERA_POSITIONS = 34  # 33 plies and the start
+
+
+def kibitz(*args, timeout=180, env=None):
+    return subprocess.run([*KIBITZ, *args], cwd=ROOT, capture_output=True, text=True, timeout=timeout,
+                          env={**os.environ, **(env or {})})
+
+
+def children(pid):
+    """Pids whose parent is pid (from /proc)."""
+    out = []
+    for stat in pathlib.Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[1]) == pid:
+            out.append(int(stat.parent.name))
+    return out
+
+
+@pytest.fixture(scope="module")
+def server():
+    env = {k: v for k, v in os.environ.items() if k not in ("KIBITZ_JOBS_TABLE", "KIBITZ_JOBS_QUEUE_URL")}
+    proc = subprocess.Popen([*KIBITZ, "serve", "--port", "0", "--pollers", "2", "--visibility-timeout", "5"],
+                            cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=env)
+    try:
+        line = proc.stderr.readline()
+        m = re.search(r"http://127\.0\.0\.1:(\d+)", line)
+        assert m, line
+        banner = []
+        while not banner or "BatchFunction:" not in banner[-1]:
+            banner.append(proc.stderr.readline())
+            assert banner[-1] and len(banner) < 30, banner
+        log = []  # the rest (request lines, the pollers' logs), read so that the pipe never fills
+        threading.Thread(target=lambda: log.extend(proc.stderr), daemon=True).start()
+        yield {"url": f"http://127.0.0.1:{m.group(1)}", "proc": proc, "banner": banner, "log": log}
+    finally:
+        if proc.poll() is None:
+            proc.terminate()
+            proc.wait(timeout=60)
+
+
+def test_serve_lists_the_jobs_routes_the_local_aws_and_the_pollers(server):
+    text = "".join(server["banner"])
+    assert "POST   http" in text and "/jobs  -> JobsFunction" in text and "/jobs/{job_id}  -> JobsFunction" in text
+    assert re.search(r"moto on http://127\.0\.0\.1:\d+", text) and "kibitz-local-JobsQueue" in text
+    assert "BatchFunction: 2 poller(s), batch size 10, partial batch responses" in text
+    assert len(children(server["proc"].pid)) == 2  # the pollers, one process each
+
+
+def test_submit_a_pgn_and_wait_for_every_position(server, tmp_path):
+    game = tmp_path / "opera.pgn"
+    game.write_text(PGN)
+    proc = kibitz("batch", "submit", str(game), "--depth", "3", "--url", server["url"], "--wait", "--format", "csv")
+    assert proc.returncode == 0, proc.stderr
+    rows = list(csv.DictReader(io.StringIO(proc.stdout)))
+    assert len(rows) == OPERA_POSITIONS and [r["index"] for r in rows] == [str(i) for i in range(OPERA_POSITIONS)]
+    assert rows[0]["id"] == "1.0" and rows[-1]["id"] == "1.33" and rows[-1]["game_over"] == "checkmate"
+    board = chess.Board()
+    for row, move in zip(rows, ["e2e4", "e7e5", "g1f3"], strict=False):
+        assert row["fen"] == board.fen() and row["status"] == "done"
+        assert chess.Move.from_uci(row["best_move"]) in board.legal_moves
+        board.push_uci(move)
+    assert re.search(r"job \S+: done, 34 done, 0 failed, 34 in all", proc.stderr)
+    assert "34 of 34 positions queued" in proc.stderr
+
+
+def test_submit_then_results_in_each_format(server, tmp_path):
+    epd = tmp_path / "wac.epd"
+    epd.write_text("".join(f"{' '.join(f.split()[:4])} bm x; id \"WAC.{i:03d}\";\n" for i, f in enumerate(wac(6), 1)))
+    proc = kibitz("batch", "submit", str(epd), "--depth", "4", "--url", server["url"])
+    assert proc.returncode == 0, proc.stderr
+    job_id = proc.stdout.strip()
+    assert re.fullmatch(r"[0-9a-f-]{36}", job_id) and f"kibitz batch results {job_id} --wait" in proc.stderr
+    out = kibitz("batch", "results", job_id, "--wait", "--url", server["url"], "--format", "epd")
+    assert out.returncode == 0, out.stderr
+    lines = out.stdout.splitlines()
+    assert len(lines) == 6 and all(re.search(r" bm \S+; (ce -?\d+|dm \d+); acd 4; acn \d+; acs [\d.]+; pv .+; "
+                                              r'id "WAC\.00\d";$', line) for line in lines), lines
+    out = kibitz("batch", "results", job_id, "--url", server["url"])
+    records = [json.loads(line) for line in out.stdout.splitlines()]
+    assert [r["id"] for r in records] == [f"WAC.00{i}" for i in range(1, 7)]
+    assert all(r["status"] == "done" and r["analysis"]["depth"] == 4 for r in records)
+    out = kibitz("batch", "results", job_id, "--url", server["url"], "--format", "csv", "-o", str(tmp_path / "r.csv"))
+    assert out.returncode == 0 and out.stdout == "" and len((tmp_path / "r.csv").read_text().splitlines()) == 7
+
+
+def test_bad_files_and_jobs_are_explained(server, tmp_path):
+    txt = tmp_path / "fens.txt"
+    txt.write_text(f"# three positions\n{wac(1)[0]}\n\n8/8/8/8/8/8/8/8 w - - 0 1\n"
+                   f"{chess.STARTING_FEN} moves e2e4 e7e5 e1e2 e8e7 e2e4\n")
+    proc = kibitz("batch", "submit", str(txt), "--url", server["url"])
+    assert proc.returncode == 1 and "nothing was queued" in proc.stderr
+    assert "error 422: line 4 (positions[1].fen): invalid FEN board field" in proc.stderr
+    assert "error 422: line 5 (positions[2].moves[4]): e2e4 is not legal" in proc.stderr
+    proc = kibitz("batch", "submit", str(tmp_path / "nothing.csv"), "--url", server["url"])
+    assert proc.returncode == 1 and "expected a .epd, .pgn, .txt or .json file, not .csv" in proc.stderr
+    proc = kibitz("batch", "submit", str(tmp_path / "missing.pgn"), "--url", server["url"])
+    assert proc.returncode == 1 and "missing.pgn: [Errno 2] No such file or directory" in proc.stderr
+    proc = kibitz("batch", "results", "0badf00d-0000-4000-8000-000000000404", "--url", server["url"])
+    assert proc.returncode == 1 and "error 404: job_id: no job 0badf00d" in proc.stderr
+    proc = kibitz("batch", "results", "x", "--url", "http://127.0.0.1:9")
+    assert proc.returncode == 1 and "cannot reach http://127.0.0.1:9" in proc.stderr
+
+
+def test_stopping_serve_stops_its_pollers(server):
+    pollers = children(server["proc"].pid)
+    assert pollers
+    server["proc"].terminate()
+    assert server["proc"].wait(timeout=60) is not None
+    deadline = time.monotonic() + 30
+    while any(pathlib.Path(f"/proc/{pid}").exists() for pid in pollers) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    alive = [pid for pid in pollers if pathlib.Path(f"/proc/{pid}").exists()
+             and "eventsource" in pathlib.Path(f"/proc/{pid}/cmdline").read_text()]
+    assert alive == []
+
+
+def test_invoke_runs_the_batch_functions_against_an_embedded_store():
+    env = {"KIBITZ_JOBS_TABLE": "", "KIBITZ_JOBS_QUEUE_URL": ""}
+    proc = kibitz("invoke", "JobsFunction", "-e", "events/jobs-post.json", env=env)
+    assert proc.returncode == 0, proc.stderr
+    response = json.loads(proc.stdout)
+    assert response["statusCode"] == 202 and json.loads(response["body"])["total"] == 4
+    assert "embedded (moto, empty" in proc.stderr
+    proc = kibitz("invoke", "BatchFunction", "-e", "events/batch-sqs.json", env=env)
+    assert proc.returncode == 0, proc.stderr
+    response = json.loads(proc.stdout)  # the job the event names does not exist here: both records come back
+    assert len(response["batchItemFailures"]) == 2 and "message for an unknown job" in proc.stderr
