@@ -15,6 +15,8 @@ LINT_PATHS := engine tests benchmarks functions
 CURL_EXAMPLE := curl -s -X POST http://127.0.0.1:3000/analyze -H 'Content-Type: application/json' \
 	-d '{\"fen\": \"rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1\", \"movetime_ms\": 500}'
 
+BATCH_EXAMPLE := .venv/bin/kibitz batch submit ../shared/data/bratko_kopec.epd --movetime-ms 200 --wait --format epd
+
 .PHONY: all venv build run test lint bench clean sam sam-build
 
 all: build
@@ -45,11 +47,14 @@ sam: $(SAM_INSTALLED)
 sam-build: build $(SAM_INSTALLED)
 	SAM_CLI_TELEMETRY=0 $(SAM) build
 
-# The analysis API on http://127.0.0.1:3000, as `sam local start-api` would serve it (no Docker needed).
+# The analysis API on http://127.0.0.1:3000, as `sam local start-api` would serve it (no Docker needed),
+# with batch jobs: SQS and DynamoDB embedded (moto on 127.0.0.1) and local pollers running BatchFunction.
 # The UCI engine itself: .venv/bin/python -m engine.uci
 run: build
 	@echo "Kibitz analysis API on http://127.0.0.1:3000 (Swagger UI: /swagger). Try:"
 	@echo "  $(CURL_EXAMPLE)"
+	@echo "Batch jobs on /jobs (SQS and DynamoDB embedded). Try, from another shell:"
+	@echo "  $(BATCH_EXAMPLE)"
 	$(BIN)/kibitz serve
 
 test: build $(SAM_INSTALLED)

@@ -77,7 +77,7 @@ def test_duplicate_delivery_gives_one_result_and_the_same_counts(s):
     assert s.store.job(job_id)["done"] == 3 and snapshot(s, job_id) == first
 
 
-def test_a_duplicate_message_in_the_queue_is_analysed_once(s):
+def test_a_duplicate_message_in_the_queue_is_stored_and_counted_once(s):
     status, body = s.post({"positions": [START], "depth": 3})
     job_id = body["job_id"]
     copy = message_body(job_id, Position(0, "0", START), SearchLimits(depth=3))

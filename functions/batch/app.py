@@ -7,8 +7,8 @@ BatchProcessor runs `record_handler` on each and answers the records that must c
   analysed                  its Analysis (the /analyze answer) is stored and counted as done
   cannot be analysed        unreadable body, illegal FEN or move: stored and counted as failed with
                             the reason; it does not come back, and does not hold up the others
-  already finished          (a redelivery) the stored result stands; the count is re-applied, which
-                            changes nothing (functions/common/jobs.py says why)
+  already finished          (a redelivery, or a duplicate message) the stored result stands; the count
+                            is re-applied, which changes nothing (functions/common/jobs.py says why)
   transient failure         AWS refused a read or a write (throttled, unavailable): reported as a
                             batch item failure, so SQS delivers it again; after maxReceiveCount
                             receives it goes to the dead-letter queue
@@ -90,8 +90,12 @@ def record_handler(record, lambda_context):
         store.record(job_id, index, message.id, message.fen, error=reason)
         return "failed"
 
-    already = store.finished(job_id, index)
-    if already:  # a redelivery: keep the stored result, make sure it is counted
+    # A redelivery may find its position finished: keep the stored result, make sure it is counted. (On a
+    # first delivery the read is skipped: a duplicate message then costs an analysis, not a wrong count,
+    # as the result's write is conditional.)
+    redelivered = int(record.attributes.approximate_receive_count or 1) > 1
+    already = store.finished(job_id, index) if redelivered else None
+    if already:
         metrics.add_metric("DuplicateRecords", MetricUnit.Count, 1)
         store.count(job_id, index, already)
         return already
@@ -119,7 +123,9 @@ def record_handler(record, lambda_context):
     except Exception as e:  # a bug: analysing it again would fail again, so it is recorded, not retried
         logger.exception("analysis failed")
         result, error = None, f"internal error ({type(e).__name__}); the function's log has the traceback"
-    store.record(job_id, index, message.id, message.fen, analysis=result, error=error)
+    if store.record(job_id, index, message.id, message.fen, analysis=result, error=error) == "duplicate":
+        metrics.add_metric("DuplicateRecords", MetricUnit.Count, 1)
+        return "duplicate"
     if error is None:
         metrics.add_metric("PositionsAnalysed", MetricUnit.Count, 1)
         metrics.add_metric("Nodes", MetricUnit.Count, found.nodes)

@@ -24,8 +24,9 @@ Stopping is graceful: a poller told to stop (SIGTERM, or Ctrl-C) finishes the in
 makes visible at once any message its last long poll received after the stop, instead of leaving it
 in flight for a whole visibility timeout.
 
-Protocol: a poller writes one JSON line per event on its stdout (`invoke`, `done`, `error`); the
-function's own output (logs, metrics) goes to the poller's stderr.
+Protocol: a poller writes one JSON line per event on its stdout (`ready` once the function is
+imported, then `invoke`, `done` or `error` per batch); the function's own output (logs, metrics) goes
+to the poller's stderr.
 """
 
 import json
@@ -61,6 +62,7 @@ class SqsEventSource:
         self._busy = {}  # slot -> (started, records) of the invocation in progress
         self._lock = threading.Lock()
         self._stopping = threading.Event()
+        self._ready = set()  # pids of pollers whose function is imported (its init done)
         self.stats = {"invocations": 0, "records": 0, "failures": 0, "errors": 0, "timeouts": 0, "restarts": 0,
                       "deleted": 0}
         self._supervisor = None
@@ -109,6 +111,15 @@ class SqsEventSource:
         if proc is not None and proc.poll() is None:
             proc.kill()
 
+    def wait_ready(self, timeout=120):
+        """Wait until every poller has imported the function (cold starts done). False on timeout."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if set(self.pids().values()) <= self._ready and len(self.pids()) == self.pollers:
+                return True
+            time.sleep(0.05)
+        return False
+
     def busy(self):
         with self._lock:
             return dict(self._busy)
@@ -137,7 +148,9 @@ class SqsEventSource:
             except ValueError:
                 continue
             with self._lock:
-                if msg["event"] == "invoke":
+                if msg["event"] == "ready":
+                    self._ready.add(proc.pid)
+                elif msg["event"] == "invoke":
                     self._busy[slot] = (time.monotonic(), msg["records"])
                 elif msg["event"] in ("done", "error"):
                     self._busy.pop(slot, None)
@@ -240,6 +253,7 @@ def _poll(args):
     function = dataclasses.replace(function, timeout_s=args.get("timeout_s", function.timeout_s))
     runtime = FunctionRuntime(function)
     runtime.load()
+    say(event="ready", init_ms=round(runtime.init_ms, 1))
     region = os.environ.get("AWS_REGION") or os.environ.get("AWS_DEFAULT_REGION") or "us-east-1"
     sqs = boto3.client("sqs", region_name=region)
     while os.getppid() == args["parent"] and not stopping:
