@@ -66,6 +66,31 @@ def run(aws, store, source, fens, movetime_ms):
     return seconds, statistics.mean(r.analysis.time_ms for r in results)
 
 
+def round_trip_ms(store, n=50):
+    """Mean time of a DynamoDB GetItem against moto here (what each table call costs the pollers)."""
+    t0 = time.perf_counter()
+    for i in range(n):
+        store.finished("no-such-job", i)
+    return (time.perf_counter() - t0) * 1000 / n
+
+
+def busy_processes():
+    """Other processes using the CPU when the benchmark starts (ps), as "N x command (CPU%)"."""
+    import collections
+    import subprocess
+
+    try:
+        out = subprocess.run(["ps", "-eo", "pcpu=,args="], capture_output=True, text=True, timeout=10).stdout
+    except (OSError, subprocess.SubprocessError):
+        return "unknown"
+    seen = collections.Counter()
+    for line in out.splitlines():
+        cpu, _, command = line.strip().partition(" ")
+        if float(cpu or 0) >= 10 and "benchmarks/batch.py" not in command:
+            seen[" ".join(command.split()[:3])[:60]] += 1
+    return ", ".join(f"{n} x {c}" for c, n in seen.most_common()) or "none"
+
+
 def bench(n_positions, movetime_ms, runs, poller_counts):
     from functions.common.jobs import Store
     from functions.local.aws import LocalAWS
@@ -81,6 +106,7 @@ def bench(n_positions, movetime_ms, runs, poller_counts):
         fn = functions["BatchFunction"]
         store = Store(aws.resources["JobsTable"]["Ref"], aws.client("dynamodb"))
         q = aws.resources["JobsQueue"]
+        bench.round_trip_ms = round_trip_ms(store)
         for pollers in poller_counts:
             source = SqsEventSource(fn, q["Ref"], q["Arn"], {**fn.environment, **aws.env}, pollers=pollers,
                                     log=os.devnull, quiet=True).start()
@@ -116,6 +142,7 @@ def main():
     ap.add_argument("--record", action="store_true", help="write the table into docs/benchmarks.md")
     args = ap.parse_args()
     load_before = os.getloadavg()
+    others = busy_processes()
     rows = bench(args.positions, args.movetime_ms, args.runs, [int(p) for p in args.pollers.split(",")])
     load_after = os.getloadavg()
     headers = [f"pollers ({args.positions} positions, movetime {args.movetime_ms} ms, {args.runs} runs)",
@@ -124,14 +151,15 @@ def main():
     text = table(headers, rows)
     print(text)
     notes = (f"Ideal = min(pollers, {os.cpu_count()} cores) / movetime. \"ms per position per poller\" = wall time x "
-             f"pollers / positions: the movetime plus what each position costs around its search (SQS receive and "
-             f"delete, two DynamoDB reads and two writes, SAN and JSON), the wait for the last batch, and time "
-             f"lost to other work on the machine. Batches of up to 10 (the template's BatchSize); moto, the "
-             f"submitting code and the pollers share the machine's cores.\n\n"
-             f"Load average before: {load_before[0]:.2f} (1 min), {load_before[1]:.2f} (5 min); after: "
-             f"{load_after[0]:.2f}, {load_after[1]:.2f}, on {os.cpu_count()} cores. The other engineer's engine "
-             f"work shares this machine: a load above the pollers' own means their searches had less than a "
-             f"core each.")
+             f"pollers / positions: the movetime plus what each position costs around its search (two DynamoDB "
+             f"writes, the result and its count; a share of the batch's SQS receive and delete and of its job "
+             f"update; SAN and JSON), the wait for the last batch, and time lost to other work on the machine. A "
+             f"DynamoDB call to moto took {bench.round_trip_ms:.1f} ms here. Batches of up to 10 (the template's "
+             f"BatchSize); moto, the submitting code and the pollers share the machine's cores.\n\n"
+             f"Measured under load: load average before {load_before[0]:.2f} (1 min), {load_before[1]:.2f} "
+             f"(5 min), after {load_after[0]:.2f}, {load_after[1]:.2f}, on {os.cpu_count()} cores; other processes "
+             f"busy at the start: {others}. The other engineer's engine matches share this machine, so with two "
+             f"pollers their searches had less than a core each.")
     print(notes)
     if args.record:
         record("Batch throughput (local)", text + "\n\n" + notes, COMMAND)
