@@ -159,3 +159,11 @@ def test_the_local_reader_sees_the_queues_tables_and_sqs_event():
     resolved = template.load(resources={"JobsTable": {"Ref": "t"}, "JobsQueue": {"Ref": "https://q"}})
     assert resolved["JobsFunction"].environment["KIBITZ_JOBS_TABLE"] == "t"
     assert resolved["JobsFunction"].environment["KIBITZ_JOBS_QUEUE_URL"] == "https://q"
+
+
+def test_samconfig_overrides_every_parameter_with_its_default():
+    config = tomllib.loads((ROOT / "samconfig.toml").read_text())["default"]["deploy"]["parameters"]
+    overrides = dict(re.findall(r'(\w+)="([^"]*)"', config["parameter_overrides"]))
+    params = raw_template()["Parameters"]
+    assert set(overrides) == set(params)
+    assert all(str(params[name]["Default"]) == value for name, value in overrides.items())
