@@ -25,7 +25,9 @@ from engine.layout import (
     C_MULTIPV,
     C_NODE_LIMIT,
     C_NODES,
+    C_PARTIAL,
     C_ROOT_PLY,
+    C_SELDEPTH,
     C_STOP,
     C_TT_EPOCH,
     C_TT_MASK,
@@ -44,6 +46,9 @@ from engine.layout import (
     S_LINE_SELDEPTH,
     S_LMR,
     S_PARAMS,
+    S_PV,
+    S_PV_LEN,
+    S_ROOT_SCORE,
     S_SIZE,
 )
 from engine.moves import to_uci
@@ -200,6 +205,7 @@ def analyse(
     on_info=None,
     claim_draws=True,
     params=None,
+    board=None,
 ):
     """Analyse a position and return an Analysis (engine/result.py).
 
@@ -210,13 +216,18 @@ def analyse(
     on_info(Analysis): called after every completed iteration. claim_draws: a drawn-by-rule position
     (fifty moves, threefold, dead material) is reported as terminal instead of searched.
     params: {name: value} overrides of engine/params.py (tuning matches).
+    board: an engine.board.Board to analyse instead of fen and moves (the UCI program has one already;
+    it is left unchanged).
     Raises engine.fen.FenError / engine.board.IllegalMoveError / ValueError for bad input.
     """
     started = time.monotonic_ns()
     _check_limits(movetime_ms, depth, nodes, multipv, hash_mb, wtime, btime, winc, binc, movestogo, infinite, stop)
-    board = Board(fen, capacity=max(512, len(moves) + 64))
-    for text in moves:
-        board.push_uci(text)
+    if board is not None:
+        board = board.copy()
+    else:
+        board = Board(fen, capacity=max(512, len(moves) + 64))
+        for text in moves:
+            board.push_uci(text)
     side = "white" if board.side == 0 else "black"
     reason = terminal_reason(board, claim_draws)
     if reason is not None:
@@ -262,6 +273,8 @@ def _search(board, side, started, budget, buckets, tt, epoch, salt, depth, nodes
         ctl[C_DEPTH] = d
         core.search_depth(T, *arrays, tt, S, ctl)
         if ctl[C_ABORTED] or ctl[C_LINES] == 0:
+            if ctl[C_ABORTED] and ctl[C_PARTIAL] and ctl[C_MULTIPV] == 1:
+                result = _partial(S, ctl, d, result)
             break
         result = _snapshot(board, S, ctl, tt, d, started, side)
         if on_info is not None:
@@ -315,7 +328,8 @@ def _budget(side, movetime_ms, wtime, btime, winc, binc, movestogo):
         budgets.append(time_manager.for_clock(clock, (winc if side == 0 else binc) or 0, movestogo))
     if not budgets:
         return time_manager.Budget(None, None)
-    return time_manager.Budget(min(b.soft_ms for b in budgets), min(b.hard_ms for b in budgets))
+    softs = [b.soft_ms for b in budgets if b.soft_ms is not None]
+    return time_manager.Budget(min(softs) if softs else None, min(b.hard_ms for b in budgets))
 
 
 def _mate_settled(result, depth):
@@ -341,6 +355,18 @@ def _snapshot(board, S, ctl, tt, depth, started, side):
         lines=tuple(lines),
         backend=native.BACKEND,
     )
+
+
+def _partial(S, ctl, depth, last):
+    """The cut-short iteration's best move so far: fully searched at `depth`, so at least as sound as `last`."""
+    n = int(S[S_PV_LEN])
+    pv = tuple(to_uci(int(m)) for m in S[S_PV:S_PV + n])
+    if pv[0] == last.best_move:
+        return last  # same move: keep the complete line of the previous iteration
+    score = score_from_internal(int(S[S_ROOT_SCORE]))
+    line = Line(multipv=1, score=score, pv=pv, depth=depth, seldepth=int(ctl[C_SELDEPTH]))
+    return dataclasses.replace(last, best_move=pv[0], ponder=pv[1] if n > 1 else None, score=score, depth=depth,
+                               seldepth=line.seldepth, pv=pv, lines=(line,))
 
 
 def _finish(result, board, ctl, tt, started):

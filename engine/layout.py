@@ -116,7 +116,8 @@ S_LINE_SELDEPTH = S_LINE_LEN + MAX_MULTIPV
 S_LINE_PV = S_LINE_SELDEPTH + MAX_MULTIPV  # [MAX_MULTIPV][PLY_ROWS]
 S_PARAMS = S_LINE_PV + MAX_MULTIPV * PLY_ROWS  # tunable weights, see engine/params.py
 S_LMR = S_PARAMS + 256  # [64 depth][64 move number] late-move reductions, filled from the params
-S_SIZE = S_LMR + 64 * 64
+S_ROOT_SCORE = S_LMR + 64 * 64  # score of the root move now in PV row 0 (kept for a cut-short iteration)
+S_SIZE = S_ROOT_SCORE + 8
 
 # --- search control: one int64 array ctl per search ----------------------------------------------
 C_NODES = 0
@@ -133,4 +134,5 @@ C_ROOT_PLY = 10  # st[ST_PLY] at the root (to tell game history from the search 
 C_TT_MASK = 11  # number of TT buckets - 1
 C_TT_EPOCH = 12  # 1..63: entries stamped with another epoch belong to another search
 C_TT_SALT = 13  # XORed into stored keys, so no search can ever match another's entries
+C_PARTIAL = 14  # the cut-short iteration already has a new best root move (PV row 0, S_ROOT_SCORE)
 N_CTL = 16

@@ -29,8 +29,8 @@ PARAMS = [
     # search
     ("NullMove", 1, 0, 1),
     ("Lmr", 1, 0, 1),
-    ("LmrBase", 75, 0, 300),  # reduction = (LmrBase + 100 ln(depth) ln(move number) / (LmrDivisor/100)) / 100
-    ("LmrDivisor", 225, 100, 600),
+    ("LmrBase", 50, 0, 300),  # reduction = (LmrBase + 100 ln(depth) ln(move number) / (LmrDivisor/100)) / 100
+    ("LmrDivisor", 300, 100, 600),
     ("LmrHistory", 6000, 0, 100000),  # history per ply of reduction removed (good history) or added (bad); 0 = off
     ("LmrHistoryMax", 2, 0, 4),  # cap on that adjustment, plies
     ("Futility", 1, 0, 1),
@@ -39,6 +39,8 @@ PARAMS = [
     ("Lmp", 1, 0, 1),
     ("SeePruning", 1, 0, 1),
     ("QsearchTT", 1, 0, 1),  # probe and store the transposition table in quiescence search
+    ("QsearchChecks", 1, 0, 1),  # quiet checks (not losing material) at the first quiescence ply
+    ("LmrChecks", 0, 0, 1),  # reduce moves that give check (one ply less than other moves); 0: never
 ]
 
 INDEX = {name: i for i, (name, *_rest) in enumerate(PARAMS)}
@@ -72,5 +74,7 @@ P_ASPIRATION = INDEX["Aspiration"]
 P_LMP = INDEX["Lmp"]
 P_SEE_PRUNING = INDEX["SeePruning"]
 P_QSEARCH_TT = INDEX["QsearchTT"]
+P_QSEARCH_CHECKS = INDEX["QsearchChecks"]
+P_LMR_CHECKS = INDEX["LmrChecks"]
 P_LMR_HISTORY = INDEX["LmrHistory"]
 P_LMR_HISTORY_MAX = INDEX["LmrHistoryMax"]

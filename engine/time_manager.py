@@ -6,10 +6,11 @@ checked between iterations: past it no new iteration starts, since it would rare
 
 from dataclasses import dataclass
 
-MOVE_OVERHEAD_MS = 30  # what a GUI and the pipe lose per move; never spend the last of it
+MOVE_OVERHEAD_MS = 50  # what a GUI, the pipe and a busy machine lose per move; never spend the last of it
 DEFAULT_MOVES_TO_GO = 30
 MOVETIME_MARGIN_MS = 1  # the Python work after the search stops (reading lines, building the result)
-MOVETIME_SOFT_SHARE = 0.55  # with a fixed movetime, an iteration started later than this rarely completes
+# With a fixed movetime the search runs to its deadline: a cut-short iteration still yields its best
+# root move so far (engine/analysis.py), so starting one late costs nothing.
 
 
 @dataclass(frozen=True)
@@ -19,14 +20,21 @@ class Budget:
 
 
 def for_movetime(movetime_ms):
-    return Budget(soft_ms=movetime_ms * MOVETIME_SOFT_SHARE, hard_ms=max(movetime_ms - MOVETIME_MARGIN_MS, 0.5))
+    return Budget(soft_ms=None, hard_ms=max(movetime_ms - MOVETIME_MARGIN_MS, 0.5))
 
 
 def for_clock(time_left_ms, inc_ms=0, moves_to_go=None):
-    """Budget for one move of a game on the clock."""
+    """Budget for one move of a game on the clock.
+
+    A share of what is left plus most of the increment, never more than a fifth of the clock (a
+    tenth when short of time), so that a slow move or a busy machine cannot flag.
+    """
     available = max(time_left_ms - MOVE_OVERHEAD_MS, 1.0)
     mtg = moves_to_go if moves_to_go else DEFAULT_MOVES_TO_GO
-    base = available / mtg + 0.75 * inc_ms
-    soft = min(base, 0.4 * available)
-    hard = min(4.0 * base, 0.5 * available) if mtg > 1 else 0.9 * available
+    base = available / mtg + 0.75 * min(inc_ms, available)
+    cap = (0.2 if available > 1000 else 0.1) * available + (0.5 * inc_ms if available > 2 * inc_ms else 0.0)
+    if mtg == 1:
+        cap = 0.8 * available
+    soft = min(0.6 * base, cap)
+    hard = min(3.0 * base, cap)
     return Budget(soft_ms=max(soft, 1.0), hard_ms=max(hard, 1.0))

@@ -33,8 +33,6 @@ class UciSession:
     def __init__(self, out=sys.stdout):
         self.out = out
         self.lock = threading.Lock()
-        self.fen = STARTPOS
-        self.moves = []
         self.board = Board()
         self.hash_mb = DEFAULT_HASH_MB
         self.multipv = 1
@@ -75,7 +73,7 @@ class UciSession:
 
     def cmd_ucinewgame(self, args):
         self.wait()
-        self.set_position(STARTPOS, [])
+        self.board = Board()
 
     def cmd_quit(self, args):
         self.halt()
@@ -119,10 +117,7 @@ class UciSession:
         except (FenError, IllegalMoveError, ValueError) as e:
             self.send(f"info string error: {e}")
             return
-        self.fen, self.moves, self.board = fen, moves, board
-
-    def set_position(self, fen, moves):
-        self.fen, self.moves, self.board = fen, moves, Board(fen)
+        self.board = board
 
     @staticmethod
     def parse_position(args):
@@ -160,7 +155,7 @@ class UciSession:
 
     def search(self, limits):
         try:
-            result = analyse(self.fen, self.moves, multipv=self.multipv, hash_mb=self.hash_mb, stop=self.stop,
+            result = analyse(board=self.board, multipv=self.multipv, hash_mb=self.hash_mb, stop=self.stop,
                              on_info=self.info, claim_draws=False, params=self.params, **limits)
         except Exception as e:  # report, and still answer with a move so the GUI is not left waiting
             self.send(f"info string error: search failed: {e!r}")

@@ -45,6 +45,7 @@ from engine.layout import (
     C_MULTIPV,
     C_NODE_LIMIT,
     C_NODES,
+    C_PARTIAL,
     C_SELDEPTH,
     C_STOP,
     C_TT_EPOCH,
@@ -81,6 +82,7 @@ from engine.layout import (
     S_PARAMS,
     S_PV,
     S_PV_LEN,
+    S_ROOT_SCORE,
     S_SCORES,
     ST_HALFMOVE,
     ST_PLY,
@@ -92,9 +94,11 @@ from engine.params import (
     P_FUTILITY,
     P_LMP,
     P_LMR,
+    P_LMR_CHECKS,
     P_LMR_HISTORY,
     P_LMR_HISTORY_MAX,
     P_NULL_MOVE,
+    P_QSEARCH_CHECKS,
     P_QSEARCH_TT,
     P_RFP,
     P_SEE_PRUNING,
@@ -237,8 +241,8 @@ def _reward_quiet(S, board, ply, depth, m, mb, tried, cidx):
             _history_update(S, S_HISTORY + board[q & 63] * 64 + ((q >> 6) & 63), -bonus)
 
 
-@recursive(f"i8({SEARCH_ARGS}, i8, i8, i8)")
-def qsearch(T, bb, board, st, keys, undo, tt, S, ctl, ply, alpha, beta):
+@recursive(f"i8({SEARCH_ARGS}, i8, i8, i8, i8)")
+def qsearch(T, bb, board, st, keys, undo, tt, S, ctl, ply, alpha, beta, qdepth):
     S[S_PV_LEN + ply] = 0
     _tick(ctl)
     if ctl[C_ABORTED]:
@@ -287,7 +291,21 @@ def qsearch(T, bb, board, st, keys, undo, tt, S, ctl, ply, alpha, beta):
 
     mb = S_MOVES + ply * MAX_MOVES
     sb = S_SCORES + ply * MAX_MOVES
-    n = generate(T, bb, st, S, mb, GEN_NOISY) - mb
+    quiet_checks = qdepth == 0 and not in_check and S[S_PARAMS + P_QSEARCH_CHECKS] != 0
+    n = generate(T, bb, st, S, mb, GEN_ALL if quiet_checks else GEN_NOISY) - mb
+    if quiet_checks:
+        # Keep the noisy moves and the quiet checks that do not hang the piece.
+        kept = 0
+        for i in range(n):
+            m = S[mb + i]
+            if (m >> 12) & (F_CAPTURE | F_PROMO):
+                if ((m >> 12) & F_PROMO) and ((m >> 12) & 3) != 3:
+                    continue
+            elif not (gives_check(T, bb, board, st, m) and see_ge(T, bb, board, m, 0)):
+                continue
+            S[mb + kept] = m
+            kept += 1
+        n = kept
     if n == 0:
         return -MATE + ply if in_check else best
     _score_moves(T, bb, board, S, mb, sb, n, tt_move, ply, MOVE_NONE)
@@ -295,7 +313,7 @@ def qsearch(T, bb, board, st, keys, undo, tt, S, ctl, ply, alpha, beta):
     old_alpha = alpha
     for i in range(n):
         m = _pick(S, mb, sb, i, n)
-        if not in_check:
+        if not in_check and (m >> 12) & (F_CAPTURE | F_PROMO):
             flag = (m >> 12) & 15
             order = S[sb + i]
             futile = False
@@ -309,7 +327,7 @@ def qsearch(T, bb, board, st, keys, undo, tt, S, ctl, ply, alpha, beta):
                     continue
         make_move(T, bb, board, st, keys, undo, m)
         prefetch_bucket(tt, ctl[C_TT_MASK], keys[st[ST_PLY]])
-        score = -qsearch(T, bb, board, st, keys, undo, tt, S, ctl, ply + 1, -beta, -alpha)
+        score = -qsearch(T, bb, board, st, keys, undo, tt, S, ctl, ply + 1, -beta, -alpha, qdepth - 1)
         unmake_move(T, bb, board, st, keys, undo, m)
         if ctl[C_ABORTED]:
             return 0
@@ -334,7 +352,7 @@ def qsearch(T, bb, board, st, keys, undo, tt, S, ctl, ply, alpha, beta):
 @recursive(f"i8({SEARCH_ARGS}, i8, i8, i8, i8, b1)")
 def negamax(T, bb, board, st, keys, undo, tt, S, ctl, ply, depth, alpha, beta, cut_node):
     if depth <= 0:
-        return qsearch(T, bb, board, st, keys, undo, tt, S, ctl, ply, alpha, beta)
+        return qsearch(T, bb, board, st, keys, undo, tt, S, ctl, ply, alpha, beta, 0)
     S[S_PV_LEN + ply] = 0
     _tick(ctl)
     if ctl[C_ABORTED]:
@@ -413,7 +431,7 @@ def negamax(T, bb, board, st, keys, undo, tt, S, ctl, ply, depth, alpha, beta, c
                 return beta if score >= MATE_BOUND else score
         # Razoring: hopeless at low depth unless a capture sequence saves it.
         if depth <= 3 and ev + 200 + 250 * depth <= alpha:
-            q = qsearch(T, bb, board, st, keys, undo, tt, S, ctl, ply, alpha, alpha + 1)
+            q = qsearch(T, bb, board, st, keys, undo, tt, S, ctl, ply, alpha, alpha + 1, 0)
             if q <= alpha:
                 return q
 
@@ -492,7 +510,7 @@ def negamax(T, bb, board, st, keys, undo, tt, S, ctl, ply, depth, alpha, beta, c
                 if check < 0:  # the move is made: is the opponent in check?
                     check = 1 if checkers_of(T, bb, st) != 0 else 0
                 if check:
-                    r -= 1
+                    r = r - 1 if S[P + P_LMR_CHECKS] else 0
                 if quiet:
                     if order >= ORDER_COUNTER:
                         r -= 1
@@ -519,6 +537,8 @@ def negamax(T, bb, board, st, keys, undo, tt, S, ctl, ply, depth, alpha, beta, c
                 best_move = m
                 if pv_node:
                     _update_pv(S, ply, m)
+                    if root:
+                        S[S_ROOT_SCORE] = score
                 if score >= beta:
                     if quiet:
                         _reward_quiet(S, board, ply, depth, m, mb, i, cidx)
@@ -579,6 +599,8 @@ def iterate(T, bb, board, st, keys, undo, tt, S, ctl):
         while True:
             score = negamax(T, bb, board, st, keys, undo, tt, S, ctl, 0, depth, alpha, beta, np.bool_(False))
             if ctl[C_ABORTED]:
+                # A root move that beat alpha before the cut was searched in full: worth keeping.
+                ctl[C_PARTIAL] = 1 if k == 0 and S[S_PV_LEN] > 0 else 0
                 return 0
             if score <= alpha and alpha > -INF:
                 beta = (alpha + beta) // 2
