@@ -15,6 +15,7 @@ from functions.common.positions import Position
 from functions.local.eventsource import failed_ids, sqs_event
 from tests import jobs_cases
 from tests.batch_support import START, stack, wac
+from tests.conftest import data_file
 
 
 @pytest.fixture(scope="module")
@@ -173,22 +174,24 @@ def test_a_crash_in_the_middle_of_a_batch_loses_nothing(tmp_path):
 
 def test_an_invocation_past_the_function_timeout_is_killed_and_its_records_come_back(tmp_path):
     with stack(tmp_path, visibility_timeout_s=3) as s:
-        status, body = s.post({"positions": wac(4, start=20), "movetime_ms": 1500})
+        fens = [" ".join(line.split()[:4]) for line in data_file("openings_uho_6mvs.epd").read_text().splitlines()[:10]]
+        status, body = s.post({"positions": fens, "movetime_ms": 1000})  # balanced openings: no quick mates
         job_id = body["job_id"]
-        # A 2 s function, and a margin below zero: the handler starts records it cannot finish in time
-        # (the margin exists to prevent that), so the invocation runs past its timeout and is killed.
-        source = s.source(pollers=1, env={"KIBITZ_RECORD_MARGIN_MS": "-4000"})
+        # A 2 s function (killed 2 s later), and a margin below zero: the handler starts records it cannot
+        # finish in time (the margin exists to prevent that). Ten searches of up to 1 s (at least half of it
+        # each, by the time manager) cannot all end in 4 s: the invocation is killed part-way.
+        source = s.source(pollers=1, env={"KIBITZ_RECORD_MARGIN_MS": "-60000"})
         source.function = dataclasses.replace(source.function, timeout_s=2)
         with source:
             s.wait(job_id, lambda j: source.stats["timeouts"] >= 1, timeout=60, what="a timeout")
             done_before = s.store.job(job_id)["done"]
-        assert done_before < 4 and source.stats["restarts"] >= 1
+        assert done_before < 10 and source.stats["restarts"] >= 1
         # The unfinished records come back after the visibility timeout and, with the real 300 s, are done.
         with s.source(pollers=1) as again:
-            job = s.wait_done(job_id, timeout=60)
-        assert (job["done"], job["failed"]) == (4, 0) and [r.index for r in s.results(job_id)] == [0, 1, 2, 3]
+            job = s.wait_done(job_id, timeout=90)
+        assert (job["done"], job["failed"]) == (10, 0) and [r.index for r in s.results(job_id)] == list(range(10))
         # A killed invocation deletes nothing: the whole batch came back, the finished records as duplicates.
-        assert again.stats["failures"] == 0 and again.stats["records"] == 4
+        assert again.stats["failures"] == 0 and again.stats["records"] == 10
 
 
 def test_retries_run_out_into_the_dead_letter_queue(tmp_path):
