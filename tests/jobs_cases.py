@@ -9,6 +9,8 @@ SEED_TOTAL positions: batch-sqs.json finishes positions 0 and 1, batch-sqs-poiso
 import json
 import pathlib
 
+from tests.api_cases import _error
+
 EVENTS = pathlib.Path(__file__).resolve().parents[1] / "events"
 JOB = "5e1ec7ed-0000-4000-8000-000000000005"
 UNKNOWN_JOB = "0badf00d-0000-4000-8000-000000000404"
@@ -28,17 +30,6 @@ def _accepted(total):
     def check(body):
         assert body["status"] == "queued" and body["total"] == total and body["queued"] == total, body
         assert body["not_queued"] == [] and body["url"] == f"/jobs/{body['job_id']}", body
-    return check
-
-
-def _error(field, *words):
-    def check(body):
-        fields = [e["field"] for e in body["errors"]]
-        assert field in fields, body
-        reason = next(e["reason"] for e in body["errors"] if e["field"] == field)
-        for word in words:
-            assert word in reason, body
-        assert body["request_id"] and "Traceback" not in json.dumps(body), body
     return check
 
 
