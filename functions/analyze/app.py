@@ -85,8 +85,6 @@ def run(request):
         raise InputError(422, "fen", str(e)) from e
     except IllegalMoveError as e:
         raise InputError(422, "moves", str(e)) from e
-    except OverflowError as e:  # engine.fen accepts clocks the board's int32 cannot hold
-        raise InputError(422, "fen", "invalid FEN: the halfmove or fullmove number is too large") from e
     metrics.add_metric("Nodes", MetricUnit.Count, found.nodes)
     metrics.add_metric("NodesPerSecond", MetricUnit.CountPerSecond, found.nps)
     metrics.add_metric("Depth", MetricUnit.Count, found.depth)

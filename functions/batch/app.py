@@ -116,8 +116,6 @@ def record_handler(record, lambda_context):
         result, error = None, f"fen: {e}"
     except IllegalMoveError as e:
         result, error = None, f"moves: {e}"
-    except OverflowError:
-        result, error = None, "fen: invalid FEN: the halfmove or fullmove number is too large"
     except ValueError as e:
         result, error = None, str(e)
     except Exception as e:  # a bug: analysing it again would fail again, so it is recorded, not retried

@@ -131,8 +131,6 @@ def _replay(number, tags, tokens, result, max_plies):
         board = Board(fen, capacity=max(512, len(tokens) + 64))
     except FenError as e:
         raise PgnError(number, f"[FEN] tag: {e}") from e
-    except OverflowError as e:
-        raise PgnError(number, "[FEN] tag: the halfmove or fullmove number is too large") from e
     fen = board.fen()
     if len(tokens) > max_plies:
         raise PgnError(number, f"{len(tokens)} moves; the limit is {max_plies} per game")

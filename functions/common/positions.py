@@ -32,8 +32,6 @@ def check_position(fen, moves):
         board = Board(fen, capacity=max(512, len(moves) + 64))
     except FenError as e:
         return "fen", str(e)
-    except OverflowError:  # engine.fen accepts clocks the board's int32 cannot hold
-        return "fen", "invalid FEN: the halfmove or fullmove number is too large"
     for i, text in enumerate(moves):
         try:
             board.push_uci(text)
