@@ -152,6 +152,22 @@ def _repetition(st, keys):
 
 
 @njit(inline="always")
+def _cuts(bound, score, alpha, beta):
+    """A table entry's score settles the node: exact, or a bound on the right side of the window."""
+    return bound == BOUND_EXACT or (bound == BOUND_LOWER and score >= beta) or (
+        bound == BOUND_UPPER and score <= alpha)
+
+
+@njit(inline="always")
+def _sharpen(static_eval, bound, score):
+    """The static eval, replaced by the table's score where its bound says the eval is off."""
+    if bound == BOUND_EXACT or (bound == BOUND_LOWER and score > static_eval) or (
+            bound == BOUND_UPPER and score < static_eval):
+        return score
+    return static_eval
+
+
+@njit(inline="always")
 def _update_pv(S, ply, m):
     row = S_PV + ply * PLY_ROWS
     child = S_PV + (ply + 1) * PLY_ROWS
@@ -263,11 +279,8 @@ def qsearch(T, bb, board, st, keys, undo, tt, S, ctl, ply, alpha, beta, qdepth):
     bound = data_bound(d)
     tt_move = data_move(d) if bound else 0
     tt_score = score_from_tt(data_score(d), ply)
-    if bound and not pv_node:
-        if bound == BOUND_EXACT or (bound == BOUND_LOWER and tt_score >= beta) or (
-            bound == BOUND_UPPER and tt_score <= alpha
-        ):
-            return tt_score
+    if bound and not pv_node and _cuts(bound, tt_score, alpha, beta):
+        return tt_score
     in_check = checkers_of(T, bb, st) != 0
     if in_check:
         best = -INF
@@ -275,12 +288,7 @@ def qsearch(T, bb, board, st, keys, undo, tt, S, ctl, ply, alpha, beta, qdepth):
         static_eval = -INF
     else:
         static_eval = data_eval(d) if bound else evaluate(T, bb, board, st, S)
-        stand = static_eval
-        if bound and (
-            bound == BOUND_EXACT or (bound == BOUND_LOWER and tt_score > stand) or (
-                bound == BOUND_UPPER and tt_score < stand)
-        ):
-            stand = tt_score
+        stand = _sharpen(static_eval, bound, tt_score) if bound else static_eval
         if stand >= beta:
             if not bound and use_tt:
                 store(tt, mask, key, epoch, salt, MOVE_NONE, stand, static_eval, 0, BOUND_LOWER, ply)
@@ -382,11 +390,8 @@ def negamax(T, bb, board, st, keys, undo, tt, S, ctl, ply, depth, alpha, beta, c
     bound = data_bound(d)
     tt_move = data_move(d) if bound else 0
     tt_score = score_from_tt(data_score(d), ply)
-    if bound and not pv_node and not excluding and data_depth(d) >= depth:
-        if bound == BOUND_EXACT or (bound == BOUND_LOWER and tt_score >= beta) or (
-            bound == BOUND_UPPER and tt_score <= alpha
-        ):
-            return tt_score
+    if bound and not pv_node and not excluding and data_depth(d) >= depth and _cuts(bound, tt_score, alpha, beta):
+        return tt_score
 
     in_check = checkers_of(T, bb, st) != 0
     if in_check:
@@ -396,11 +401,7 @@ def negamax(T, bb, board, st, keys, undo, tt, S, ctl, ply, depth, alpha, beta, c
             depth += 1  # check extension
     else:
         static_eval = data_eval(d) if bound else evaluate(T, bb, board, st, S)
-        ev = static_eval
-        if bound and (
-            bound == BOUND_EXACT or (bound == BOUND_LOWER and tt_score > ev) or (bound == BOUND_UPPER and tt_score < ev)
-        ):
-            ev = tt_score
+        ev = _sharpen(static_eval, bound, tt_score) if bound else static_eval
     S[S_EVAL + ply] = static_eval
     improving = 1 if (not in_check and ply >= 2 and static_eval > S[S_EVAL + ply - 2]) else 0
     P = S_PARAMS
