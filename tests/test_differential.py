@@ -92,3 +92,33 @@ def test_pop_returns_to_start_key():
     while b.ply:
         b.pop()
     assert b.key == start and b.fen() == chess.STARTING_FEN
+
+
+def test_check_detection_before_the_move_matches_python_chess():
+    """gives_check() and the check-squares shortcut for quiet moves agree with python-chess."""
+    from numba import njit
+
+    from engine.core.movegen import check_squares, gives_check, quiet_gives_check
+
+    @njit
+    def both(T, bb, board, st, m):
+        return gives_check(T, bb, board, st, m), quiet_gives_check(T, board, check_squares(T, bb, st), m)
+
+    rng = random.Random(99)
+    bad = []
+    for _ in range(60):
+        oracle, ours = chess.Board(), Board()
+        for _ply in range(120):
+            legal = list(oracle.legal_moves)
+            if not legal:
+                break
+            for m in ours.legal_moves():
+                want = oracle.gives_check(chess.Move.from_uci(to_uci(m)))
+                full, quick = both(native.TABLES, ours.bb, ours.board, ours.st, m)
+                quiet = not (m >> 12) & 0b1100 and (m >> 12) not in (2, 3)
+                if full != want or (quiet and quick != want):
+                    bad.append(f"{oracle.fen()} {to_uci(m)}: want {want}, got {full}/{quick}")
+            move = rng.choice(legal)
+            oracle.push(move)
+            ours.push_uci(move.uci())
+    assert not bad, bad[:10]

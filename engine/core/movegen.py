@@ -349,3 +349,52 @@ def gives_check(T, bb, board, st, m):
     if piece == PAWN:
         return (pawn_attacks(T, us, to) & kbit) != ZERO
     return False
+
+
+@njit(inline="always")
+def check_squares(T, bb, st):
+    """What makes a quiet move a check in this position, computed once for all moves.
+
+    Returns (pawn, knight, bishop, rook) target squares that attack the enemy king, and our pieces
+    whose move off the line would uncover a check by one of our sliders (discovered-check blockers).
+    """
+    us = st[ST_SIDE]
+    own = bb[BB_COLOR + us]
+    occ = bb[BB_ALL]
+    ksq = lsb(bb[KING] & bb[BB_COLOR + (us ^ 1)])
+    blockers = ZERO
+    snipers = (T[T_ROOK_RAYS + ksq] & (bb[ROOK] | bb[QUEEN])) | (T[T_BISHOP_RAYS + ksq] & (bb[BISHOP] | bb[QUEEN]))
+    snipers &= own
+    while snipers:
+        s = lsb(snipers)
+        snipers &= snipers - ONE
+        b = between(T, ksq, s) & occ
+        if b and not (b & (b - ONE)) and (b & own):
+            blockers |= b
+    return (pawn_attacks(T, us ^ 1, ksq), knight_attacks(T, ksq), bishop_attacks(T, ksq, occ),
+            rook_attacks(T, ksq, occ), blockers, ksq)
+
+
+@njit(inline="always")
+def quiet_gives_check(T, board, info, m):
+    """gives_check() for a quiet, non-castling move, from check_squares()."""
+    cp, cn, cb, cr, blockers, ksq = info
+    frm = m & 63
+    to = (m >> 6) & 63
+    tbit = ONE << U64(to)
+    pt = board[frm] & 7
+    if pt == PAWN:
+        target = cp
+    elif pt == KNIGHT:
+        target = cn
+    elif pt == BISHOP:
+        target = cb
+    elif pt == ROOK:
+        target = cr
+    elif pt == QUEEN:
+        target = cb | cr
+    else:
+        target = ZERO
+    if tbit & target:
+        return True
+    return (blockers & (ONE << U64(frm))) != ZERO and not (line(T, frm, ksq) & tbit)

@@ -16,7 +16,7 @@ from numba import njit
 from engine.core.bitboard import U64
 from engine.core.evaluation import evaluate
 from engine.core.intrinsics import monotonic_ns, popcount
-from engine.core.movegen import checkers_of, generate, gives_check
+from engine.core.movegen import check_squares, checkers_of, generate, gives_check, quiet_gives_check
 from engine.core.position import make_move, make_null, unmake_move, unmake_null
 from engine.core.see import SEE_VALUE, see_ge
 from engine.core.signatures import POS, TABLES, recursive
@@ -54,7 +54,9 @@ from engine.layout import (
     DRAW,
     F_CAPTURE,
     F_EP_CAPTURE,
+    F_KING_CASTLE,
     F_PROMO,
+    F_QUEEN_CASTLE,
     GEN_ALL,
     GEN_NOISY,
     INF,
@@ -303,13 +305,18 @@ def qsearch(T, bb, board, st, keys, undo, tt, S, ctl, ply, alpha, beta, qdepth):
     n = generate(T, bb, st, S, mb, GEN_ALL if quiet_checks else GEN_NOISY) - mb
     if quiet_checks:
         # Keep the noisy moves and the quiet checks that do not hang the piece.
+        info = check_squares(T, bb, st)
         kept = 0
         for i in range(n):
             m = S[mb + i]
-            if (m >> 12) & (F_CAPTURE | F_PROMO):
-                if ((m >> 12) & F_PROMO) and ((m >> 12) & 3) != 3:
+            flag = (m >> 12) & 15
+            if flag & (F_CAPTURE | F_PROMO):
+                if (flag & F_PROMO) and (flag & 3) != 3:
                     continue
-            elif not (gives_check(T, bb, board, st, m) and see_ge(T, bb, board, m, 0)):
+            elif flag == F_KING_CASTLE or flag == F_QUEEN_CASTLE:
+                if not gives_check(T, bb, board, st, m):
+                    continue
+            elif not (quiet_gives_check(T, board, info, m) and see_ge(T, bb, board, m, 0)):
                 continue
             S[mb + kept] = m
             kept += 1
