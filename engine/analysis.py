@@ -62,38 +62,52 @@ TT_BUCKET_BYTES = 32  # two (key, data) entries of two uint64 words
 
 
 _tt_lock = threading.Lock()
-_tt_spare = None  # (buckets, array): the table of the last finished search, ready for the next
+# The largest table so far and how many of its buckets searches have written since it was last cleared:
+# (array, used). A search needing no more reuses the front of it. Fresh memory is dear (a first touch
+# costs ~2.6 ms per MB on this Firecracker VM, and numpy backs big arrays with 2 MB huge pages that fault
+# whole), so pages once faulted in are kept for every later search, whatever its size.
+_tt_spare = None
 _searches = 0  # searches started in this process; gives each its epoch and salt
 EPOCHS = 63  # epoch values 1..63 fit the entry's six spare bits
 
 
 def reserve_hash(hash_mb=DEFAULT_HASH_MB):
-    """Allocate and touch the transposition table now (e.g. during Lambda's init phase), not in a search."""
+    """Allocate and touch the transposition table now (e.g. during Lambda's init phase, or at UCI's
+    `isready`), not in a search. Does nothing when the spare table is big enough already."""
     buckets = tt_buckets(hash_mb)
-    tt = np.zeros(buckets * 4, np.uint64)
-    tt.fill(0)  # fault every page in
-    _release_tt(buckets, tt)
+    with _tt_lock:
+        if _tt_spare is not None and len(_tt_spare[0]) >= buckets * 4:
+            return
+    table = np.zeros(buckets * 4, np.uint64)
+    table.fill(0)  # fault every page in
+    _release_tt(table, 0)
 
 
 def _acquire_tt(buckets):
-    """(table, epoch, salt) for a new search; the spare table is reused when its size fits."""
+    """(table, used, epoch, salt) for a new search of `buckets` buckets: table is the spare when it is big
+    enough, used how much of it has been written."""
     global _tt_spare, _searches
     with _tt_lock:
         n = _searches
         _searches += 1
         spare, _tt_spare = _tt_spare, None
-    reused = spare is not None and spare[0] == buckets
-    tt = spare[1] if reused else np.zeros(buckets * 4, np.uint64)
-    if reused and n % EPOCHS == 0:
-        tt.fill(0)  # the epochs come round again: forget the oldest entries for good
+    if spare is None or len(spare[0]) < buckets * 4:
+        table, used = np.zeros(buckets * 4, np.uint64), 0
+    else:
+        table, used = spare
+        if n % EPOCHS == 0:  # the epochs come round again: forget the oldest entries for good
+            table[:used * 4].fill(0)
+            used = 0
     salt = (n * 0x9E3779B97F4A7C15 + 0x632BE59BD9B4E019) & 0xFFFFFFFFFFFFFFFF
-    return tt, n % EPOCHS + 1, salt - (1 << 64) if salt >= 1 << 63 else salt
+    return table, max(used, buckets), n % EPOCHS + 1, salt - (1 << 64) if salt >= 1 << 63 else salt
 
 
-def _release_tt(buckets, tt):
+def _release_tt(table, used):
+    """Keep the larger of this table and the spare (concurrent searches each had their own)."""
     global _tt_spare
     with _tt_lock:
-        _tt_spare = (buckets, tt)
+        if _tt_spare is None or len(_tt_spare[0]) <= len(table):
+            _tt_spare = (table, used)
 
 
 class StopSignal:
@@ -238,12 +252,12 @@ def analyse(
 
     budget = _budget(board.side, movetime_ms, wtime, btime, winc, binc, movestogo)
     buckets = tt_buckets(hash_mb)
-    tt, epoch, salt = _acquire_tt(buckets)
+    table, used, epoch, salt = _acquire_tt(buckets)
     try:
-        return _search(board, side, started, budget, buckets, tt, epoch, salt, depth, nodes, multipv, infinite, stop,
-                       on_info, params)
+        return _search(board, side, started, budget, buckets, table[:buckets * 4], epoch, salt, depth, nodes,
+                       multipv, infinite, stop, on_info, params)
     finally:
-        _release_tt(buckets, tt)
+        _release_tt(table, used)
 
 
 def _search(board, side, started, budget, buckets, tt, epoch, salt, depth, nodes, multipv, infinite, stop, on_info,

@@ -16,6 +16,7 @@ import stat
 import sys
 import tempfile
 import time
+from unittest import mock
 
 import numpy as np
 
@@ -56,10 +57,8 @@ def build(output_dir=ENGINE_DIR, system_cc=False, verbose=False):
 
     with tempfile.TemporaryDirectory() as tmp:
         env = {} if system_cc else zig_toolchain(tmp)
-        saved = {k: os.environ.get(k) for k in env}
         # CC() picks its compiler up from the environment when it is constructed, so set it first.
-        os.environ.update(env)
-        try:
+        with mock.patch.dict(os.environ, env):
             cc = CC(COMPILED_NAME)
             cc.output_dir = str(output_dir)
             cc.target_cpu = "haswell"
@@ -73,12 +72,6 @@ def build(output_dir=ENGINE_DIR, system_cc=False, verbose=False):
 
             cc.export("build_hash", "u8()")(build_hash)
             cc.compile()
-        finally:
-            for k, v in saved.items():
-                if v is None:
-                    os.environ.pop(k, None)
-                else:
-                    os.environ[k] = v
     return pathlib.Path(cc.output_dir) / cc.output_file
 
 

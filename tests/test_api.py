@@ -232,9 +232,12 @@ def test_hash_size_comes_from_the_environment(runtime, monkeypatch):
     assert call(runtime, body={"fen": STARTPOS, "depth": 2})[1]["hash_mb"] == 8
     monkeypatch.setenv("KIBITZ_HASH_MB", "auto")
     monkeypatch.setenv("AWS_LAMBDA_FUNCTION_MEMORY_SIZE", "1769")
-    assert call(runtime, body={"fen": STARTPOS, "depth": 2})[1]["hash_mb"] == 64
+    # auto: a power of two under 1/16 of the memory, cut to what the budget can fill (32 KB a ms)
+    assert call(runtime, body={"fen": STARTPOS, "depth": 2, "movetime_ms": 5000})[1]["hash_mb"] == 64
+    assert call(runtime, body={"fen": STARTPOS, "depth": 2})[1]["hash_mb"] == 32  # the default 1 s
+    assert call(runtime, body={"fen": STARTPOS, "depth": 2, "movetime_ms": 100})[1]["hash_mb"] == 4
     monkeypatch.setenv("AWS_LAMBDA_FUNCTION_MEMORY_SIZE", "512")
-    assert call(runtime, body={"fen": STARTPOS, "depth": 2})[1]["hash_mb"] == 32
+    assert call(runtime, body={"fen": STARTPOS, "depth": 2, "movetime_ms": 5000})[1]["hash_mb"] == 32
 
 
 def test_logs_are_structured_with_the_request_id_and_metrics_are_emf(runtime):

@@ -149,6 +149,17 @@ def test_fixed_depth_and_nodes_are_deterministic():
     assert (c.best_move, c.score, c.pv, c.nodes, c.depth) == (d.best_move, d.score, d.pv, d.nodes, d.depth)
 
 
+def test_a_smaller_table_reusing_a_larger_ones_memory_starts_fresh():
+    # Searches of a smaller size reuse the front of the largest table so far; what earlier searches of
+    # any size wrote there must not change the result.
+    fen = "r1bq1rk1/pp2bppp/2n1pn2/3p4/2PP4/2N2N2/PP2BPPP/R2QKB1R w KQ - 4 8"
+    a = analyse(fen, depth=9, hash_mb=1)
+    analyse(fen, depth=10, hash_mb=32)
+    analyse("r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1", depth=8, hash_mb=8)
+    b = analyse(fen, depth=9, hash_mb=1)
+    assert (a.best_move, a.score, a.pv, a.nodes) == (b.best_move, b.score, b.pv, b.nodes)
+
+
 def test_multipv_lines():
     r = analyse("r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3", depth=7, multipv=3)
     assert len(r.lines) == 3

@@ -77,7 +77,7 @@ def analyze_get(request: Annotated[AnalyzeQuery, Query()]) -> Analysis:
 @tracer.capture_method
 def run(request):
     budget = budget_ms(request.movetime_ms)
-    hash_mb = hash_size_mb()
+    hash_mb = hash_size_mb(budget)
     try:
         found = analyse(request.fen, request.moves, movetime_ms=budget, depth=request.depth, nodes=request.nodes,
                         multipv=request.multipv, hash_mb=hash_mb)

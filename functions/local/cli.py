@@ -164,21 +164,12 @@ def analyze(args):
     return 0 if response["statusCode"] == 200 else 1
 
 
-@contextlib.contextmanager
 def _quiet_logs():
     """`kibitz analyze` is for people: keep the function's INFO logs and metrics out of the way."""
     import os
+    from unittest import mock
 
-    saved = {k: os.environ.get(k) for k in ("POWERTOOLS_LOG_LEVEL", "POWERTOOLS_METRICS_DISABLED")}
-    os.environ.update(POWERTOOLS_LOG_LEVEL="WARNING", POWERTOOLS_METRICS_DISABLED="true")
-    try:
-        yield
-    finally:
-        for k, v in saved.items():
-            if v is None:
-                os.environ.pop(k, None)
-            else:
-                os.environ[k] = v
+    return mock.patch.dict(os.environ, POWERTOOLS_LOG_LEVEL="WARNING", POWERTOOLS_METRICS_DISABLED="true")
 
 
 def score_text(score):
