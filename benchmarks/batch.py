@@ -156,10 +156,9 @@ def main():
              f"update; SAN and JSON), the wait for the last batch, and time lost to other work on the machine. A "
              f"DynamoDB call to moto took {bench.round_trip_ms:.1f} ms here. Batches of up to 10 (the template's "
              f"BatchSize); moto, the submitting code and the pollers share the machine's cores.\n\n"
-             f"Measured under load: load average before {load_before[0]:.2f} (1 min), {load_before[1]:.2f} "
-             f"(5 min), after {load_after[0]:.2f}, {load_after[1]:.2f}, on {os.cpu_count()} cores; other processes "
-             f"busy at the start: {others}. The other engineer's engine matches share this machine, so with two "
-             f"pollers their searches had less than a core each.")
+             f"Load average before {load_before[0]:.2f} (1 min), {load_before[1]:.2f} (5 min), after "
+             f"{load_after[0]:.2f}, {load_after[1]:.2f}, on {os.cpu_count()} cores; other processes busy at the "
+             f"start: {others}.")
     print(notes)
     if args.record:
         record("Batch throughput (local)", text + "\n\n" + notes, COMMAND)
