@@ -22,10 +22,6 @@ PARAMS = [
     ("MobilityEg", 100, 0, 300),
     ("KingSafety", 100, 0, 300),  # percent scale of the king-attack penalty
     ("PawnShield", 12, 0, 50),
-    ("RookOpenMg", 25, 0, 80),
-    ("RookOpenEg", 10, 0, 80),
-    ("RookSemiOpenMg", 12, 0, 80),
-    ("RookSemiOpenEg", 5, 0, 80),
     # search
     ("NullMove", 1, 0, 1),
     ("Lmr", 1, 0, 1),
@@ -62,10 +58,6 @@ P_MOBILITY_MG = INDEX["MobilityMg"]
 P_MOBILITY_EG = INDEX["MobilityEg"]
 P_KING_SAFETY = INDEX["KingSafety"]
 P_PAWN_SHIELD = INDEX["PawnShield"]
-P_ROOK_OPEN_MG = INDEX["RookOpenMg"]
-P_ROOK_OPEN_EG = INDEX["RookOpenEg"]
-P_ROOK_SEMI_MG = INDEX["RookSemiOpenMg"]
-P_ROOK_SEMI_EG = INDEX["RookSemiOpenEg"]
 P_NULL_MOVE = INDEX["NullMove"]
 P_LMR = INDEX["Lmr"]
 P_FUTILITY = INDEX["Futility"]

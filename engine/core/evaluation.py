@@ -39,10 +39,6 @@ from engine.params import (
     P_PASSED_EG,
     P_PASSED_MG,
     P_PAWN_SHIELD,
-    P_ROOK_OPEN_EG,
-    P_ROOK_OPEN_MG,
-    P_ROOK_SEMI_EG,
-    P_ROOK_SEMI_MG,
     P_TEMPO,
 )
 
@@ -279,14 +275,6 @@ def _pieces(T, bb, S, color):
         if a & zone:
             attackers += 1
             units += ATTACK_VALUE[ROOK] * popcount(a & zone)
-        file = FILE_A << U64(sq & 7)
-        if not (file & own_pawns):
-            if not (file & opp_pawns):
-                mg += S[S_PARAMS + P_ROOK_OPEN_MG]
-                eg += S[S_PARAMS + P_ROOK_OPEN_EG]
-            else:
-                mg += S[S_PARAMS + P_ROOK_SEMI_MG]
-                eg += S[S_PARAMS + P_ROOK_SEMI_EG]
     b = bb[QUEEN] & own
     while b:
         sq = lsb(b)
