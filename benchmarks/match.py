@@ -96,7 +96,10 @@ def main():
     if args.record and summary:
         m = re.search(r"\+(\d+) =(\d+) -(\d+)\s+score ([\d.]+)\s+elo ([+-]?\d+) \[([+-]?\d+), ([+-]?\d+)\]", summary[0])
         won, drawn, lost, score, elo, lo, hi = m.groups()
-        row = (f"| Kibitz vs {label} | {args.tc} | {int(won) + int(drawn) + int(lost)} | +{won} ={drawn} -{lost} | "
+        from engine.bench import SIGNATURE
+
+        games = int(won) + int(drawn) + int(lost)
+        row = (f"| Kibitz (bench {SIGNATURE}) vs {label} | {args.tc} | {games} | +{won} ={drawn} -{lost} | "
                f"{float(score) * 100:.1f}% | {elo} [{lo}, {hi}] | {len(problems)} |")
         record_match(row, " ".join(["benchmarks/match.py"] + sys.argv[1:]))
 
