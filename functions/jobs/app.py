@@ -11,6 +11,7 @@ Configuration (template.yaml): KIBITZ_JOBS_TABLE, KIBITZ_JOBS_QUEUE_URL, KIBITZ_
 CORS_ORIGIN, POWERTOOLS_*.
 """
 
+import gc
 import os
 from typing import Annotated
 
@@ -95,3 +96,9 @@ def aws_unavailable(e):
 @metrics.log_metrics(capture_cold_start_metric=True)
 def lambda_handler(event, context):
     return app.resolve(event, context)
+
+
+# Everything the init phase made (Powertools, pydantic's schemas, the engine's tables) lives as long as
+# the container: out of the collector's sight, a full collection in a request no longer walks it all
+# (a 150 ms outlier in 600 warm requests before, none after).
+gc.freeze()
