@@ -220,6 +220,7 @@ def analyse(
     claim_draws=True,
     params=None,
     board=None,
+    started_ns=None,
 ):
     """Analyse a position and return an Analysis (engine/result.py).
 
@@ -232,9 +233,12 @@ def analyse(
     params: {name: value} overrides of engine/params.py (tuning matches).
     board: an engine.board.Board to analyse instead of fen and moves (the UCI program has one already;
     it is left unchanged).
+    started_ns: when the caller's clock started (time.monotonic_ns(); default: now). The movetime and
+    the clock count from it, so work done before the call (engine.analyse's first call loads the
+    compiled core) comes out of the budget instead of overshooting it.
     Raises engine.fen.FenError / engine.board.IllegalMoveError / ValueError for bad input.
     """
-    started = time.monotonic_ns()
+    started = time.monotonic_ns() if started_ns is None else started_ns
     _check_limits(movetime_ms, depth, nodes, multipv, hash_mb, wtime, btime, winc, binc, movestogo, infinite, stop)
     if board is not None:
         board = board.copy()

@@ -160,6 +160,18 @@ def test_a_smaller_table_reusing_a_larger_ones_memory_starts_fresh():
     assert (a.best_move, a.score, a.pv, a.nodes) == (b.best_move, b.score, b.pv, b.nodes)
 
 
+def test_the_first_call_loads_the_engine_inside_its_movetime():
+    # engine.analyse() loads the compiled core on first use; the movetime counts from the call.
+    import subprocess
+    import sys
+
+    code = ("import time; t0 = time.monotonic(); import engine; r = engine.analyse(movetime_ms=400); "
+            "print((time.monotonic() - t0) * 1000, r.time_ms)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    elapsed, engine_ms = map(float, out.stdout.split())
+    assert engine_ms <= 405 and elapsed < 400 + 50
+
+
 def test_multipv_lines():
     r = analyse("r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3", depth=7, multipv=3)
     assert len(r.lines) == 3
