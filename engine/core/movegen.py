@@ -106,6 +106,24 @@ def in_check(T, bb, st):
 
 
 @njit(inline="always")
+def line_blockers(T, bb, ksq, sliders, pieces):
+    """Pieces among `pieces` that stand alone between the king on ksq and a slider of `sliders` on a
+    line it attacks along: pinned pieces (the enemy's sliders, our pieces) or discovered-check
+    candidates (our sliders, our pieces, the enemy king)."""
+    occ = bb[BB_ALL]
+    found = ZERO
+    snipers = (T[T_ROOK_RAYS + ksq] & (bb[ROOK] | bb[QUEEN])) | (T[T_BISHOP_RAYS + ksq] & (bb[BISHOP] | bb[QUEEN]))
+    snipers &= sliders
+    while snipers:
+        s = lsb(snipers)
+        snipers &= snipers - ONE
+        b = between(T, ksq, s) & occ
+        if b and not (b & (b - ONE)) and (b & pieces):
+            found |= b
+    return found
+
+
+@njit(inline="always")
 def _emit(moves, n, frm, targets, opp):
     while targets:
         to = lsb(targets)
@@ -202,15 +220,7 @@ def generate(T, bb, st, moves, start, kind):
     if noisy:
         target &= opp
 
-    pinned = ZERO
-    snipers = (T[T_ROOK_RAYS + ksq] & (bb[ROOK] | bb[QUEEN])) | (T[T_BISHOP_RAYS + ksq] & (bb[BISHOP] | bb[QUEEN]))
-    snipers &= opp
-    while snipers:
-        s = lsb(snipers)
-        snipers &= snipers - ONE
-        blockers = between(T, ksq, s) & occ
-        if blockers and not (blockers & (blockers - ONE)) and (blockers & own):
-            pinned |= blockers
+    pinned = line_blockers(T, bb, ksq, opp, own)
 
     b = bb[KNIGHT] & own & ~pinned
     while b:
@@ -362,15 +372,7 @@ def check_squares(T, bb, st):
     own = bb[BB_COLOR + us]
     occ = bb[BB_ALL]
     ksq = lsb(bb[KING] & bb[BB_COLOR + (us ^ 1)])
-    blockers = ZERO
-    snipers = (T[T_ROOK_RAYS + ksq] & (bb[ROOK] | bb[QUEEN])) | (T[T_BISHOP_RAYS + ksq] & (bb[BISHOP] | bb[QUEEN]))
-    snipers &= own
-    while snipers:
-        s = lsb(snipers)
-        snipers &= snipers - ONE
-        b = between(T, ksq, s) & occ
-        if b and not (b & (b - ONE)) and (b & own):
-            blockers |= b
+    blockers = line_blockers(T, bb, ksq, own, own)
     return (pawn_attacks(T, us ^ 1, ksq), knight_attacks(T, ksq), bishop_attacks(T, ksq, occ),
             rook_attacks(T, ksq, occ), blockers, ksq)
 
