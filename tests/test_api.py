@@ -297,3 +297,37 @@ print(json.dumps({"builds": builds, "same": native.TABLES is tables}))
     proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout.splitlines()[-1]) == {"builds": [1, 1, 1], "same": True}
+
+
+def test_the_docs_cost_nothing_until_asked_for():
+    """A fresh process: Powertools' OpenAPI models (~100 ms of a cold start) load with the first request
+    for /swagger, not at init nor for /analyze, good or bad; after it the docs answer as always."""
+    code = """
+import contextlib, io, json, sys
+from functions.local import template
+from functions.local.runtime import FunctionRuntime
+from functions.local.apigateway import proxy_event
+MODELS = "aws_lambda_powertools.event_handler.openapi.models"
+rt = FunctionRuntime(template.load()["AnalyzeFunction"])
+json_ct = {"Content-Type": "application/json"}
+events = [proxy_event("POST", "/analyze", "", json_ct, json.dumps({"fen": "8/8/8/8/8/8/8/K1k5 w - - 0 1"})),
+          proxy_event("POST", "/analyze", "", json_ct, json.dumps({"fen": "nonsense", "depth": 0})),
+          proxy_event("GET", "/analyze", "fen=8/8/8/8/8/8/8/K1k5+w+-+-+0+1&movetime_ms=50", {}, None),
+          proxy_event("GET", "/nowhere", "", {}, None)]
+seen = []
+with contextlib.redirect_stdout(io.StringIO()):
+    rt.load()
+    seen.append(MODELS in sys.modules)
+    statuses = [rt.invoke(ev)["statusCode"] for ev in events]
+    seen.append(MODELS in sys.modules)
+    docs = [rt.invoke(proxy_event("GET", "/swagger", q, {}, None)) for q in ("format=json", "")]
+    seen.append(MODELS in sys.modules)
+print(json.dumps({"seen": seen, "statuses": statuses, "docs": [d["statusCode"] for d in docs],
+                  "paths": sorted(json.loads(docs[0]["body"])["paths"]),
+                  "html": docs[1]["multiValueHeaders"]["Content-Type"]}))
+"""
+    proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout.splitlines()[-1]) == {
+        "seen": [False, False, True], "statuses": [200, 422, 200, 404], "docs": [200, 200],
+        "paths": ["/analyze"], "html": ["text/html"]}

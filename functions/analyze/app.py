@@ -26,7 +26,7 @@ import engine
 from engine.analysis import analyse
 from engine.board import IllegalMoveError
 from engine.fen import FenError
-from functions.common.http import install_error_handlers
+from functions.common.http import SwaggerOnDemand, install_error_handlers
 from functions.common.models import (  # noqa: F401 (MAX_*, DEFAULT_*: the limits, read by tests and docs)
     DEFAULT_MOVETIME_MS,
     DEFAULT_SAFETY_MARGIN_MS,
@@ -57,8 +57,8 @@ app = APIGatewayRestResolver(
     cors=CORSConfig(allow_origin=os.environ.get("CORS_ORIGIN", "*"), max_age=600),
     json_body_deserializer=read_json_body,
 )
-app.enable_swagger(path="/swagger", title="Kibitz analysis API", version=engine.__version__,
-                   description="Best move, score and principal variation of a chess position. See README.md.")
+docs = SwaggerOnDemand(app, path="/swagger", title="Kibitz analysis API", version=engine.__version__,
+                       description="Best move, score and principal variation of a chess position. See README.md.")
 
 
 @app.post("/analyze", summary="Analyse a position (JSON body)", responses=RESPONSES)
@@ -110,6 +110,7 @@ error_response = install_error_handlers(app, logger, metrics)
 @tracer.capture_lambda_handler
 @metrics.log_metrics(capture_cold_start_metric=True)
 def lambda_handler(event, context):
+    docs.prepare(event)
     return app.resolve(event, context)
 
 

@@ -5,6 +5,10 @@
 registers, on a Powertools resolver, the handlers that turn InputError, validation errors, unknown
 routes and unexpected exceptions into ErrorBody answers (4xx naming the field; 500 with only a
 request id, the traceback going to the function's log).
+
+    docs = SwaggerOnDemand(app, path="/swagger", title=...)   # then, per event: docs.prepare(event)
+
+calls the resolver's enable_swagger on the first request for the docs rather than at init.
 """
 
 from aws_lambda_powertools.event_handler.api_gateway import Response
@@ -80,3 +84,23 @@ def install_error_handlers(app, logger, metrics):
         return error_response(500, [{"field": "", "reason": "internal error; quote the request id to report it"}])
 
     return error_response
+
+
+class SwaggerOnDemand:
+    """Powertools' enable_swagger, called when the first request for the docs arrives.
+
+    enable_swagger imports Powertools' OpenAPI models, some forty pydantic classes whose schemas take
+    ~100 ms to build: a quarter of a cold start that a request for /analyze never needs. Until then
+    the resolver has no docs route; prepare(event) adds it before the resolver looks for a route.
+    """
+
+    def __init__(self, app, path="/swagger", **options):
+        self.app, self.path, self.options = app, path, options
+        self.enabled = False
+
+    def prepare(self, event):
+        # The route is matched on the event's path, and a stage or base-path prefix only makes this
+        # test broader: enabling the docs early costs time once and changes no answer.
+        if not self.enabled and self.path in str(event.get("path") or ""):
+            self.app.enable_swagger(path=self.path, **self.options)
+            self.enabled = True
