@@ -146,7 +146,7 @@ DEPLOYED = {"AWS_SAM_LOCAL": "", "_X_AMZN_TRACE_ID": "Root=1-6740f000-0123456789
 def bench_cold(build_dir, runs):
     python = artifact.clean_python(pathlib.Path(tempfile.mkdtemp(prefix="kibitz-venv-")) / "clean")
     event = ROOT / "events" / "analyze-post.json"
-    artifact.run_events(python, build_dir, [event])  # the first run writes the function's bytecode
+    artifact.run_events(python, build_dir, [event])  # a first run brings the files into the page cache
     cold, init, first, process = [], [], [], []
     for _ in range(runs):
         t0 = time.perf_counter()
@@ -217,9 +217,11 @@ def main():
         sections.append(("API cold start", bench_cold(build_dir, args.runs),
                          "Run as deployed: the runtime's variables (LAMBDA_TASK_ROOT, AWS_EXECUTION_ENV), Powertools' "
                          "Tracer on with a sampled trace header. "
-                         "Search time is the `time_ms` the answer reports. The function's bytecode is on disk "
-                         "(sam build's pip writes it for dependencies, the layer's Makefile compiles the layer; "
-                         "the first, uncounted run writes app.py's)."))
+                         "Search time is the `time_ms` the answer reports. The environment is the template's "
+                         "(OPENBLAS_NUM_THREADS=1, PYDANTIC_DISABLE_PLUGINS). Python runs with -B: as on "
+                         "Lambda's read-only /var/task and /opt, only the bytecode the build shipped is used "
+                         "(functions/function.mk and the layers' Makefiles compile it); a first, uncounted run "
+                         "brings the files into the page cache."))
     if "warm" in only:
         sections.append(("API warm overhead", bench_warm(args.requests),
                          "Requests cycle through the first 100 positions of wac.epd. Overhead = time in "

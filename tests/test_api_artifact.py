@@ -48,6 +48,11 @@ def test_the_clean_environment_runs_the_layer_not_the_project(results, build_dir
     assert facts["numpy"].startswith("2.2.") and facts["backend"] == "aot" and facts["table_builds"] == 1
 
 
+def test_every_module_the_function_imports_ships_its_bytecode(results):
+    """Lambda can't write bytecode beside read-only code: without it every cold start compiles again."""
+    assert results[0]["uncompiled"] == []
+
+
 def test_every_event_answers_as_expected(results):
     by_name = {r["event"]: r for r in results[1:]}
     assert sorted(by_name) == sorted(api_cases.CASES)

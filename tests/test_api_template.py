@@ -48,6 +48,23 @@ def test_api_throttling_cors_and_outputs():
     assert "/Prod/analyze" in doc["Outputs"]["AnalyzeUrl"]["Value"].value
 
 
+def test_functions_are_built_with_bytecode_by_one_makefile():
+    """sam build's Python builder ships no bytecode, which a read-only /var/task then compiles at every
+    cold start: each function is built by its folder's Makefile, the same file in every folder."""
+    doc = raw_template()
+    makefiles = set()
+    for name in ("AnalyzeFunction", "JobsFunction", "BatchFunction"):
+        assert doc["Resources"][name]["Metadata"]["BuildMethod"] == "makefile", name
+        makefiles.add((ROOT / doc["Resources"][name]["Properties"]["CodeUri"] / "Makefile").read_text())
+    (makefile,) = makefiles
+    assert "build-%:" in makefile and "compileall" in makefile and "--platform manylinux2014_x86_64" in makefile
+
+
+def test_the_environment_keeps_the_cold_start_short():
+    env = raw_template()["Globals"]["Function"]["Environment"]["Variables"]
+    assert env["OPENBLAS_NUM_THREADS"] == "1" and env["PYDANTIC_DISABLE_PLUGINS"] == "__all__"
+
+
 def test_function_requirements_match_the_api_extra():
     extra = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["optional-dependencies"]["api"]
     lines = (ROOT / "functions/analyze/requirements.txt").read_text().splitlines()

@@ -1,8 +1,8 @@
 """The deployable artifact, built and run the way Lambda would run it, without Docker.
 
 build(): `sam build` into a directory (aws-sam-cli from $KIBITZ_SAM, .venv-sam/ or PATH), or, when
-SAM is not installed, the same steps by hand: each layer's Makefile with ARTIFACTS_DIR, and pip
-installing each function's requirements for manylinux2014 / cp311 beside its code.
+SAM is not installed, the same steps by hand: every layer and function is built by its own Makefile
+(BuildMethod: makefile), run with ARTIFACTS_DIR as sam build runs it.
 
 clean_python(): a virtual environment with nothing installed (no numba, no numpy), whose interpreter
 runs DRIVER: it puts the function's folder and the layers' python/ on sys.path as /var/task and
@@ -40,20 +40,13 @@ def build(build_dir, sam=None):
                        cwd=ROOT, env=env, check=True, capture_output=True, text=True)
         return "sam build"
     shutil.rmtree(build_dir, ignore_errors=True)
-    for layer, folder in LAYERS.items():
-        subprocess.run(["make", "-f", str(ROOT / folder / "Makefile"), f"build-{layer}",
-                        f"ARTIFACTS_DIR={build_dir / layer}"],
-                       cwd=ROOT, env=env, check=True, capture_output=True, text=True)
     functions = load()
-    for name in FUNCTIONS:
-        function = functions[name]
-        shutil.copytree(function.code_dir, build_dir / name, ignore=shutil.ignore_patterns("__pycache__"))
-        subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
-                        "--target", str(build_dir / name), "--platform", "manylinux2014_x86_64",
-                        "--implementation", "cp", "--python-version", "3.11", "--only-binary=:all:",
-                        "-r", str(function.code_dir / "requirements.txt")], check=True, capture_output=True,
-                       text=True)
-    return "layers/*/Makefile + pip (no aws-sam-cli)"
+    folders = {**{layer: ROOT / folder for layer, folder in LAYERS.items()},
+               **{name: functions[name].code_dir for name in FUNCTIONS}}
+    for name, folder in folders.items():
+        subprocess.run(["make", "-f", str(folder / "Makefile"), f"build-{name}", f"ARTIFACTS_DIR={build_dir / name}"],
+                       cwd=ROOT, env=env, check=True, capture_output=True, text=True)
+    return "each Makefile by hand (no aws-sam-cli)"
 
 
 def clean_python(venv_dir):
@@ -70,8 +63,9 @@ def lambda_environment(function=FUNCTION, resources=None):
     return FunctionRuntime(load(resources=resources)[function]).environment()
 
 
-# Run by the clean interpreter with -I: argv = build_dir, function, then event files. Prints one JSON line
-# per event, after a first line of facts about the process.
+# Run by the clean interpreter with -I, and -B: Lambda's code is read-only, so no bytecode gets written.
+# argv = build_dir, function, then event files. Prints one JSON line per event, after a first line of
+# facts about the process.
 DRIVER = r'''
 import contextlib, importlib.util, io, json, os, sys, time, uuid
 build_dir, function = sys.argv[1], sys.argv[2]
@@ -97,7 +91,12 @@ with contextlib.redirect_stdout(logs):
 init_ms = (time.perf_counter() - t0) * 1000
 import engine, engine.native, numpy, functions.common
 boto3 = sys.modules.get("boto3")
-print(json.dumps({"init_ms": init_ms, "numba": importlib.util.find_spec("numba") is not None,
+# Lambda's /var/task and /opt are read-only (this process runs with -B): a module without shipped
+# bytecode would be compiled again at every cold start.
+uncompiled = sorted(name for name, m in list(sys.modules.items())
+                    if (getattr(m, "__file__", None) or "").startswith(build_dir) and m.__file__.endswith(".py")
+                    and not os.path.exists(importlib.util.cache_from_source(m.__file__)))
+print(json.dumps({"init_ms": init_ms, "uncompiled": uncompiled, "numba": importlib.util.find_spec("numba") is not None,
                   "llvmlite": importlib.util.find_spec("llvmlite") is not None,
                   "engine": engine.__file__, "numpy": numpy.__version__, "numpy_file": numpy.__file__,
                   "common": functions.common.__file__, "boto3": boto3 and boto3.__file__,
@@ -127,7 +126,7 @@ def run_events(python, build_dir, event_paths, timeout=600, function=FUNCTION, e
     env: more variables (say, AWS_ENDPOINT_URL and the table's name for the batch functions)."""
     import json
 
-    proc = subprocess.run([python, "-I", "-c", DRIVER, str(build_dir), function, *map(str, event_paths)],
+    proc = subprocess.run([python, "-I", "-B", "-c", DRIVER, str(build_dir), function, *map(str, event_paths)],
                           env={**lambda_environment(function), **runtime_environment(build_dir, function),
                                **(env or {}), "PATH": os.environ.get("PATH", "")},
                           capture_output=True, text=True, timeout=timeout)
