@@ -5,6 +5,8 @@
 cold    the built artifact (sam build), fresh processes of a clean venv without numba: import of the
         handler (Powertools, pydantic, numpy, the compiled engine, its tables) + the first request,
         minus the search time of that request. Goal <= 300 ms.
+coldparts  the same, with one of the cold-start measures undone at a time (copies of the build):
+        what each is worth.
 warm    in-process handler, >= 500 requests: handler time minus the time engine.analyse() took.
         Goal <= 5 ms at p99.
 budget  in-process handler: time from invoke to answer, minus the request's movetime_ms, for
@@ -18,6 +20,8 @@ import io
 import json
 import os
 import pathlib
+import py_compile
+import shutil
 import statistics
 import sys
 import tempfile
@@ -167,6 +171,65 @@ def bench_cold(build_dir, runs):
                   "goal"], rows)
 
 
+def cold_ms(python, build_dir, env=None):
+    event = ROOT / "events" / "analyze-post.json"
+    facts, result = artifact.run_events(python, build_dir, [event], env={**DEPLOYED, **(env or {})})
+    assert result["response"]["statusCode"] == 200 and facts["backend"] == "aot"
+    return facts["init_ms"] + result["ms"] - json.loads(result["response"]["body"])["time_ms"]
+
+
+def variant(build_dir, out, app_edit=None, drop_bytecode=False):
+    """A copy of the built AnalyzeFunction beside links to the built layers, with app.py edited
+    (old, new) and its bytecode remade, or with all of the function's bytecode removed."""
+    out.mkdir(parents=True)
+    for layer in artifact.LAYERS:
+        (out / layer).symlink_to(build_dir / layer)
+    fn = out / artifact.FUNCTION
+    shutil.copytree(build_dir / artifact.FUNCTION, fn)
+    if drop_bytecode:
+        for cache in list(fn.rglob("__pycache__")):
+            shutil.rmtree(cache)
+    if app_edit:
+        app = fn / "app.py"
+        old, new = app_edit
+        assert old in app.read_text(), old
+        app.write_text(app.read_text().replace(old, new))
+        py_compile.compile(str(app), invalidation_mode=py_compile.PycInvalidationMode.UNCHECKED_HASH, doraise=True)
+    return out
+
+
+def bench_cold_parts(build_dir, runs):
+    python = artifact.clean_python(pathlib.Path(tempfile.mkdtemp(prefix="kibitz-venv-")) / "clean")
+    work = pathlib.Path(tempfile.mkdtemp(prefix="kibitz-variants-"))
+    eager_docs = ("\ngc.freeze()\n", '\ndocs.prepare({"path": "/swagger"})\ngc.freeze()\n')
+    gc_on = ("\ngc.disable()\n", "\n")
+    undo_env = {"OPENBLAS_NUM_THREADS": "", "PYDANTIC_DISABLE_PLUGINS": ""}
+    plan = [  # label, build, environment
+        ("as built", build_dir, {}),
+        ("function's bytecode not shipped (sam build's Python builder)", variant(build_dir, work / "pyc",
+                                                                                 drop_bytecode=True), {}),
+        ("Swagger (Powertools' OpenAPI models) enabled at init", variant(build_dir, work / "docs", eager_docs), {}),
+        ("collector on during init", variant(build_dir, work / "gc", gc_on), {}),
+        ("OpenBLAS's thread pool (OPENBLAS_NUM_THREADS unset)", build_dir, {"OPENBLAS_NUM_THREADS": ""}),
+        ("pydantic looks for plugins (PYDANTIC_DISABLE_PLUGINS unset)", build_dir, {"PYDANTIC_DISABLE_PLUGINS": ""}),
+        ("all of the above undone", variant(build_dir, work / "all", None, True), undo_env),
+    ]
+    all_undone = plan[-1][1] / artifact.FUNCTION / "app.py"
+    all_undone.write_text(all_undone.read_text().replace(*eager_docs).replace(*gc_on))  # no bytecode: compiled
+    samples = {label: [] for label, _, _ in plan}
+    for _label, where, env in plan:
+        cold_ms(python, where, env)  # the files into the page cache
+    for _ in range(runs):  # round robin, so that a slow spell of the machine is shared out
+        for label, where, env in plan:
+            samples[label].append(cold_ms(python, where, env))
+    shutil.rmtree(work)
+    base = statistics.median(samples["as built"])
+    rows = [[label, *stats(v)[:2], f"{statistics.median(v) - base:+.1f}" if label != "as built" else ""]
+            for label, v in samples.items()]
+    return table([f"cold start, import + first request - search (ms, {runs} runs each)", "median", "p90",
+                  "vs as built"], rows)
+
+
 def zipped_size(folder):
     with tempfile.TemporaryFile() as f:
         with zipfile.ZipFile(f, "w", zipfile.ZIP_DEFLATED) as z:
@@ -203,14 +266,14 @@ def conditions():
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--record", action="store_true", help="write the tables to docs/benchmarks.md")
-    ap.add_argument("--only", default="cold,warm,budget,size")
+    ap.add_argument("--only", default="cold,warm,budget,size", help="any of cold,coldparts,warm,budget,size")
     ap.add_argument("--build-dir", help="reuse (or build into) this sam build directory")
     ap.add_argument("--requests", type=int, default=600, help="warm requests")
     ap.add_argument("--runs", type=int, default=20, help="cold-start processes")
     args = ap.parse_args()
     only = set(args.only.split(","))
     sections = []
-    if only & {"cold", "size"}:
+    if only & {"cold", "coldparts", "size"}:
         build_dir, how = build(args.build_dir)
         print(f"built with {how}: {build_dir}", file=sys.stderr)
     if "cold" in only:
@@ -220,8 +283,16 @@ def main():
                          "Search time is the `time_ms` the answer reports. The environment is the template's "
                          "(OPENBLAS_NUM_THREADS=1, PYDANTIC_DISABLE_PLUGINS). Python runs with -B: as on "
                          "Lambda's read-only /var/task and /opt, only the bytecode the build shipped is used "
-                         "(functions/function.mk and the layers' Makefiles compile it); a first, uncounted run "
+                         "(each function's and each layer's Makefile compile it); a first, uncounted run "
                          "brings the files into the page cache."))
+    if "coldparts" in only:
+        sections.append(("API cold start, measure by measure", bench_cold_parts(build_dir, args.runs),
+                         "Each row undoes one measure in a copy of the build (the same layers), as the cold "
+                         "start above, runs interleaved. The function's Makefile ships its bytecode (sam "
+                         "build's Python builder wrote none: Lambda, whose /var/task is read-only, compiles it "
+                         "at every cold start); Swagger is enabled by the first request for /swagger; the "
+                         "handler switches the collector off until init ends (gc.freeze, gc.enable); the "
+                         "template sets OPENBLAS_NUM_THREADS=1 and PYDANTIC_DISABLE_PLUGINS=__all__."))
     if "warm" in only:
         sections.append(("API warm overhead", bench_warm(args.requests),
                          "Requests cycle through the first 100 positions of wac.epd. Overhead = time in "
