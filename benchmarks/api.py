@@ -30,7 +30,7 @@ import zipfile
 
 if __package__ in (None, ""):
     sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
-from benchmarks.common import DATA, ROOT, record, table
+from benchmarks.common import DATA, ROOT, cpu_times, record, steal_since, table
 from functions.local import artifact, template
 from functions.local.apigateway import proxy_event
 from functions.local.runtime import FunctionRuntime
@@ -258,9 +258,13 @@ def bench_size(build_dir):
     return table(["built with sam build", "files", "unzipped MB", "zipped MB"], rows)
 
 
+STARTED = cpu_times()
+
+
 def conditions():
     load = os.getloadavg()
-    return f"Load average at the end: {load[0]:.2f} (1 min), {load[1]:.2f} (5 min) on {os.cpu_count()} cores."
+    return (f"Load average at the end: {load[0]:.2f} (1 min), {load[1]:.2f} (5 min) on {os.cpu_count()} cores. "
+            f"{steal_since(STARTED)}.")
 
 
 def main():

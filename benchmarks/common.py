@@ -36,6 +36,23 @@ def machine():
     return f"{cpu}, {os.cpu_count()} cores, Python {platform.python_version()}"
 
 
+def cpu_times():
+    """(steal, total) jiffies of all CPUs since boot, from /proc/stat; (0, 0) where there is none."""
+    try:
+        with open("/proc/stat") as f:
+            fields = [int(x) for x in f.readline().split()[1:]]
+    except (OSError, ValueError):
+        return 0, 0
+    return (fields[7] if len(fields) > 7 else 0), sum(fields[:8])
+
+
+def steal_since(start):
+    """Share of CPU time the hypervisor gave to other guests since `start` (a cpu_times() reading), as
+    text: a noisy neighbour shows up as steal, and the timings under it are not to be trusted."""
+    steal, total = (b - a for a, b in zip(start, cpu_times(), strict=True))
+    return f"CPU steal during the run: {100 * steal / total:.1f}%" if total else "CPU steal: unknown"
+
+
 def table(headers, rows):
     """A markdown table."""
     cells = [headers] + [[str(c) for c in r] for r in rows]

@@ -331,3 +331,15 @@ print(json.dumps({"seen": seen, "statuses": statuses, "docs": [d["statusCode"] f
     assert json.loads(proc.stdout.splitlines()[-1]) == {
         "seen": [False, False, True], "statuses": [200, 422, 200, 404], "docs": [200, 200],
         "paths": ["/analyze"], "html": ["text/html"]}
+
+
+@pytest.mark.parametrize("function", ["AnalyzeFunction", "JobsFunction"])
+@pytest.mark.parametrize("event", [[], "analyse this", {}, {"httpMethod": "GET"}, {"path": None}])
+def test_an_event_that_is_no_api_request_answers_400_naming_the_event(function, event):
+    """A direct invoke with some other payload: the resolver would raise KeyError; we answer why."""
+    rt = FunctionRuntime(template.load()[function])
+    with contextlib.redirect_stdout(io.StringIO()):
+        response = rt.invoke(event)
+    body = json.loads(response["body"])
+    assert response["statusCode"] == 400 and body["errors"][0]["field"] == "event"
+    assert "API Gateway REST proxy event" in body["message"] and body["request_id"]

@@ -31,7 +31,7 @@ import engine
 from engine.analysis import analyse
 from engine.board import IllegalMoveError
 from engine.fen import FenError
-from functions.common.http import SwaggerOnDemand, install_error_handlers
+from functions.common.http import SwaggerOnDemand, install_error_handlers, not_a_proxy_event
 from functions.common.models import (  # noqa: F401 (MAX_*, DEFAULT_*: the limits, read by tests and docs)
     DEFAULT_MOVETIME_MS,
     DEFAULT_SAFETY_MARGIN_MS,
@@ -115,6 +115,8 @@ error_response = install_error_handlers(app, logger, metrics)
 @tracer.capture_lambda_handler
 @metrics.log_metrics(capture_cold_start_metric=True)
 def lambda_handler(event, context):
+    if (rejected := not_a_proxy_event(event, context)) is not None:
+        return rejected
     docs.prepare(event)
     return app.resolve(event, context)
 

@@ -8,7 +8,8 @@ request id, the traceback going to the function's log).
 
     docs = SwaggerOnDemand(app, path="/swagger", title=...)   # then, per event: docs.prepare(event)
 
-calls the resolver's enable_swagger on the first request for the docs rather than at init.
+calls the resolver's enable_swagger on the first request for the docs rather than at init, and
+not_a_proxy_event(event, context) answers an event that is no API Gateway request.
 """
 
 from aws_lambda_powertools.event_handler.api_gateway import Response
@@ -86,6 +87,22 @@ def install_error_handlers(app, logger, metrics):
     return error_response
 
 
+def not_a_proxy_event(event, context):
+    """A 400 answer in the API's error format for an event API Gateway would never send (a direct
+    invoke with another payload), on which the resolver would fail with a KeyError; None for a
+    REST API proxy event."""
+    if not isinstance(event, dict):
+        reason = f"expected an API Gateway REST proxy event (a JSON object), not a {type(event).__name__}"
+    elif not isinstance(event.get("httpMethod"), str) or not isinstance(event.get("path"), str):
+        reason = "expected an API Gateway REST proxy event: httpMethod and path are missing"
+    else:
+        return None
+    body = ErrorBody(status=400, message=f"event: {reason}", errors=[FieldError(field="event", reason=reason)],
+                     request_id=getattr(context, "aws_request_id", ""))
+    return {"statusCode": 400, "headers": {"Content-Type": "application/json"}, "body": body.model_dump_json(),
+            "isBase64Encoded": False}
+
+
 class SwaggerOnDemand:
     """Powertools' enable_swagger, called when the first request for the docs arrives.
 
@@ -101,6 +118,7 @@ class SwaggerOnDemand:
     def prepare(self, event):
         # The route is matched on the event's path, and a stage or base-path prefix only makes this
         # test broader: enabling the docs early costs time once and changes no answer.
-        if not self.enabled and self.path in str(event.get("path") or ""):
+        path = event.get("path") if isinstance(event, dict) else None
+        if not self.enabled and self.path in str(path or ""):
             self.app.enable_swagger(path=self.path, **self.options)
             self.enabled = True

@@ -27,7 +27,7 @@ from aws_lambda_powertools.logging import correlation_paths
 from aws_lambda_powertools.metrics import MetricUnit
 from botocore.exceptions import BotoCoreError, ClientError
 
-from functions.common.http import install_error_handlers
+from functions.common.http import install_error_handlers, not_a_proxy_event
 from functions.common.jobs import (
     DEFAULT_PAGE,
     MAX_JOB_BODY_BYTES,
@@ -100,6 +100,8 @@ def aws_unavailable(e):
 @tracer.capture_lambda_handler
 @metrics.log_metrics(capture_cold_start_metric=True)
 def lambda_handler(event, context):
+    if (rejected := not_a_proxy_event(event, context)) is not None:
+        return rejected
     return app.resolve(event, context)
 
 
