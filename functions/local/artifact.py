@@ -69,7 +69,7 @@ def lambda_environment(function=FUNCTION, resources=None):
 DRIVER = r'''
 import contextlib, importlib.util, io, json, os, sys, time, uuid
 build_dir, function = sys.argv[1], sys.argv[2]
-t0 = time.perf_counter()
+t0, cpu0 = time.perf_counter(), time.process_time()
 sys.path[:0] = [os.path.join(build_dir, function)] + [os.path.join(build_dir, layer, "python")
                                                       for layer in ("EngineLayer", "CommonLayer")]
 timeout_s = int(os.environ.get("AWS_LAMBDA_FUNCTION_TIMEOUT", "30"))
@@ -88,7 +88,7 @@ class Context:
 logs = io.StringIO()
 with contextlib.redirect_stdout(logs):
     import app
-init_ms = (time.perf_counter() - t0) * 1000
+init_ms, init_cpu_ms = (time.perf_counter() - t0) * 1000, (time.process_time() - cpu0) * 1000
 import engine, engine.native, numpy, functions.common
 boto3 = sys.modules.get("boto3")
 # Lambda's /var/task and /opt are read-only (this process runs with -B): a module without shipped
@@ -96,7 +96,8 @@ boto3 = sys.modules.get("boto3")
 uncompiled = sorted(name for name, m in list(sys.modules.items())
                     if (getattr(m, "__file__", None) or "").startswith(build_dir) and m.__file__.endswith(".py")
                     and not os.path.exists(importlib.util.cache_from_source(m.__file__)))
-print(json.dumps({"init_ms": init_ms, "uncompiled": uncompiled, "numba": importlib.util.find_spec("numba") is not None,
+print(json.dumps({"init_ms": init_ms, "init_cpu_ms": init_cpu_ms, "uncompiled": uncompiled,
+                  "numba": importlib.util.find_spec("numba") is not None,
                   "llvmlite": importlib.util.find_spec("llvmlite") is not None,
                   "engine": engine.__file__, "numpy": numpy.__version__, "numpy_file": numpy.__file__,
                   "common": functions.common.__file__, "boto3": boto3 and boto3.__file__,
