@@ -147,56 +147,55 @@ DEPLOYED = {"AWS_SAM_LOCAL": "", "_X_AMZN_TRACE_ID": "Root=1-6740f000-0123456789
             "Parent=0123456789abcdef;Sampled=1"}
 
 
+def cold_start(python, build_dir, env=None):
+    """One fresh process of the built function: {cold, init, cpu, first} in ms, where cold = the import
+    (init) + the first request minus its search (first), and cpu = the import's CPU time."""
+    event = ROOT / "events" / "analyze-post.json"
+    facts, result = artifact.run_events(python, build_dir, [event], env={**DEPLOYED, **(env or {})})
+    assert result["response"]["statusCode"] == 200 and facts["backend"] == "aot" and not facts["numba"]
+    first = result["ms"] - json.loads(result["response"]["body"])["time_ms"]
+    return {"cold": facts["init_ms"] + first, "init": facts["init_ms"], "cpu": facts["init_cpu_ms"], "first": first}
+
+
 def bench_cold(build_dir, runs):
     python = artifact.clean_python(pathlib.Path(tempfile.mkdtemp(prefix="kibitz-venv-")) / "clean")
-    event = ROOT / "events" / "analyze-post.json"
-    artifact.run_events(python, build_dir, [event])  # a first run brings the files into the page cache
-    cold, init, cpu, first, process = [], [], [], [], []
+    cold_start(python, build_dir)  # a first run brings the files into the page cache
+    samples, process = [], []
     for _ in range(runs):
         t0 = time.perf_counter()
-        facts, result = artifact.run_events(python, build_dir, [event], env=DEPLOYED)
+        samples.append(cold_start(python, build_dir))
         process.append((time.perf_counter() - t0) * 1000)
-        body = json.loads(result["response"]["body"])
-        assert result["response"]["statusCode"] == 200 and facts["backend"] == "aot" and not facts["numba"]
-        init.append(facts["init_ms"])
-        cpu.append(facts["init_cpu_ms"])
-        first.append(result["ms"] - body["time_ms"])
-        cold.append(facts["init_ms"] + result["ms"] - body["time_ms"])
+
+    def column(key):
+        return stats([s[key] for s in samples])
+
     rows = [
-        ["import + tables + first request - search", *stats(cold), "300"],
-        ["  of which: import app (Powertools, pydantic, numpy, engine, tables)", *stats(init), ""],
-        ["  of which: first request minus its search", *stats(first), ""],
-        ["import app, CPU time of the process (what CPU steal cannot inflate)", *stats(cpu), ""],
+        ["import + tables + first request - search", *column("cold"), "300"],
+        ["  of which: import app (Powertools, pydantic, numpy, engine, tables)", *column("init"), ""],
+        ["  of which: first request minus its search", *column("first"), ""],
+        ["import app, CPU time of the process (what CPU steal cannot inflate)", *column("cpu"), ""],
         ["whole process (interpreter start to exit, incl. the search)", *stats(process), ""],
     ]
     return table([f"fresh process, built artifact, clean venv (ms, {runs} runs)", "median", "p90", "p99", "max",
                   "goal"], rows)
 
 
-def cold_ms(python, build_dir, env=None):
-    """(cold start, CPU time of the import) of one fresh process, ms."""
-    event = ROOT / "events" / "analyze-post.json"
-    facts, result = artifact.run_events(python, build_dir, [event], env={**DEPLOYED, **(env or {})})
-    assert result["response"]["statusCode"] == 200 and facts["backend"] == "aot"
-    return facts["init_ms"] + result["ms"] - json.loads(result["response"]["body"])["time_ms"], facts["init_cpu_ms"]
-
-
-def variant(build_dir, out, app_edit=None, drop_bytecode=False):
-    """A copy of the built AnalyzeFunction beside links to the built layers, with app.py edited
-    (old, new) and its bytecode remade, or with all of the function's bytecode removed."""
+def variant(build_dir, out, app_edits=(), drop_bytecode=False):
+    """A copy of the built AnalyzeFunction beside links to the built layers, with app.py edited by each
+    (old, new) of app_edits, and either its bytecode remade or all of the function's bytecode removed."""
     out.mkdir(parents=True)
     for layer in artifact.LAYERS:
         (out / layer).symlink_to(build_dir / layer)
     fn = out / artifact.FUNCTION
     shutil.copytree(build_dir / artifact.FUNCTION, fn)
+    app = fn / "app.py"
+    for old, new in app_edits:
+        assert old in app.read_text(), old
+        app.write_text(app.read_text().replace(old, new))
     if drop_bytecode:
         for cache in list(fn.rglob("__pycache__")):
             shutil.rmtree(cache)
-    if app_edit:
-        app = fn / "app.py"
-        old, new = app_edit
-        assert old in app.read_text(), old
-        app.write_text(app.read_text().replace(old, new))
+    elif app_edits:
         py_compile.compile(str(app), invalidation_mode=py_compile.PycInvalidationMode.UNCHECKED_HASH, doraise=True)
     return out
 
@@ -211,24 +210,24 @@ def bench_cold_parts(build_dir, runs):
         ("as built", build_dir, {}),
         ("function's bytecode not shipped (sam build's Python builder)", variant(build_dir, work / "pyc",
                                                                                  drop_bytecode=True), {}),
-        ("Swagger (Powertools' OpenAPI models) enabled at init", variant(build_dir, work / "docs", eager_docs), {}),
-        ("collector on during init", variant(build_dir, work / "gc", gc_on), {}),
+        ("Swagger (Powertools' OpenAPI models) enabled at init", variant(build_dir, work / "docs", [eager_docs]), {}),
+        ("collector on during init", variant(build_dir, work / "gc", [gc_on]), {}),
         ("OpenBLAS's thread pool (OPENBLAS_NUM_THREADS unset)", build_dir, {"OPENBLAS_NUM_THREADS": ""}),
         ("pydantic looks for plugins (PYDANTIC_DISABLE_PLUGINS unset)", build_dir, {"PYDANTIC_DISABLE_PLUGINS": ""}),
-        ("all of the above undone", variant(build_dir, work / "all", None, True), undo_env),
+        ("all of the above undone", variant(build_dir, work / "all", [eager_docs, gc_on], drop_bytecode=True),
+         undo_env),
     ]
-    all_undone = plan[-1][1] / artifact.FUNCTION / "app.py"
-    all_undone.write_text(all_undone.read_text().replace(*eager_docs).replace(*gc_on))  # no bytecode: compiled
     samples = {label: [] for label, _, _ in plan}
     for _label, where, env in plan:
-        cold_ms(python, where, env)  # the files into the page cache
+        cold_start(python, where, env)  # the files into the page cache
     for _ in range(runs):  # round robin, so that a slow spell of the machine is shared out
         for label, where, env in plan:
-            samples[label].append(cold_ms(python, where, env))
+            samples[label].append(cold_start(python, where, env))
     shutil.rmtree(work)
+
     def summary(label):  # median and lower quartile of the cold start, median of the import's CPU time
-        wall, cpu = sorted(x[0] for x in samples[label]), [x[1] for x in samples[label]]
-        return statistics.median(wall), pct(wall, 0.25), statistics.median(cpu)
+        wall = [x["cold"] for x in samples[label]]
+        return statistics.median(wall), pct(wall, 0.25), statistics.median(x["cpu"] for x in samples[label])
 
     base = summary("as built")
     rows = []
