@@ -116,9 +116,9 @@ class SwaggerOnDemand:
         self.enabled = False
 
     def prepare(self, event):
-        # The route is matched on the event's path, and a stage or base-path prefix only makes this
-        # test broader: enabling the docs early costs time once and changes no answer.
-        path = event.get("path") if isinstance(event, dict) else None
-        if not self.enabled and self.path in str(path or ""):
+        """event: a proxy event (not_a_proxy_event has passed it). The route is matched on its path; a
+        stage or base-path prefix only makes this test broader, and enabling the docs early costs
+        time once and changes no answer."""
+        if not self.enabled and self.path in event["path"]:
             self.app.enable_swagger(path=self.path, **self.options)
             self.enabled = True
