@@ -1,123 +1,354 @@
-"""Matches against reference engines, through ../shared/tools/match.py.
+"""Matches: Kibitz against reference engines or against itself, with Elo intervals and an SPRT mode.
 
-    .venv/bin/python benchmarks/match.py fairymax --games 100 --tc 10+0.1 [--record]
-    .venv/bin/python benchmarks/match.py stockfish --elo 2200 --games 100 --tc 10+0.1 [--record]
-    .venv/bin/python benchmarks/match.py self --a-opt LmrBase=50 --games 200 --tc 5+0.05   (A/B of a parameter)
+    .venv/bin/python benchmarks/match.py stockfish --elo 2400 --games 100 --tc 10+0.1 [--record]
+    .venv/bin/python benchmarks/match.py fairymax --games 100 --tc 10+0.1
+    .venv/bin/python benchmarks/match.py self --a-opt Nnue=1 --b-opt Nnue=0 --sprt 0 10 --games 2000 \
+        --tc 10+0.1 --strength "the learned evaluation"         (an A/B of parameters of one build)
+    .venv/bin/python benchmarks/match.py self --b-dir /work/wt/base --sprt 0 5 --nodes 20000 ...
+                                                                 (this checkout against another one)
 
-Openings: the 2-move book (../shared/data/openings_noob_2moves.epd), rewritten as `startpos moves ...`
-(Fairy-Max only takes that form) by walking four plies from the start position.
+Each opening of the 2-move book (tests/data/openings_noob_2moves.epd, shuffled with --seed) is
+played twice, colours swapped; pairs give the pentanomial statistics of benchmarks/sprt.py. With
+--sprt ELO0 ELO1 the match stops as soon as the log-likelihood ratio leaves its bounds (alpha = beta
+= 0.05), or at --games. Limits: a clock (--tc base+inc, seconds; a side whose clock runs out loses)
+or a fixed --nodes per move. Illegal moves, crashes and time losses are reported as problems.
+
+--record adds a row to docs/benchmarks.md ("Matches"); --strength NAME adds one to docs/strength.md
+("Changes decided by SPRT").
 """
 
 import argparse
+import datetime
 import pathlib
+import queue
 import random
 import re
-import subprocess
+import shlex
 import sys
+import threading
+import time
 
 import chess
+import chess.engine
+import chess.pgn
 
 if __package__ in (None, ""):
     sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
-from benchmarks.common import DATA, ROOT, TOOLS, find_engine, record
+from benchmarks.common import ROOT, find_engine, record, table
+from benchmarks.sprt import Pentanomial, sprt_state
 
-BOOK = DATA / "openings_noob_2moves.epd"
-OPENINGS = ROOT / "build" / "openings_noob_2moves_startpos.txt"
-KIBITZ = f"{ROOT / '.venv' / 'bin' / 'python'} -m engine.uci"
-
-
-def startpos_openings():
-    """The book as `startpos moves ...` lines (cached under build/)."""
-    if OPENINGS.exists():
-        return OPENINGS
-    wanted = {" ".join(line.split()[:4]) for line in BOOK.read_text().splitlines() if line.strip()}
-    found = {}
-    board = chess.Board()
-
-    def walk(moves, plies):
-        if plies == 0:
-            key = " ".join(board.fen().split()[:4])
-            if key in wanted and key not in found:
-                found[key] = "startpos moves " + " ".join(moves)
-            return
-        for m in list(board.legal_moves):
-            board.push(m)
-            walk(moves + [m.uci()], plies - 1)
-            board.pop()
-
-    walk([], 4)
-    lines = sorted(found.values())
-    random.Random(1).shuffle(lines)
-    OPENINGS.parent.mkdir(exist_ok=True)
-    OPENINGS.write_text("\n".join(lines) + "\n")
-    return OPENINGS
+BOOK = ROOT / "tests" / "data" / "openings_noob_2moves.epd"
+MAX_PLIES = 400
 
 
-def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("opponent", choices=["fairymax", "stockfish", "self"])
-    ap.add_argument("--games", type=int, default=100)
-    ap.add_argument("--tc", default="10+0.1")
-    ap.add_argument("--elo", type=int, default=2200, help="Stockfish UCI_Elo")
-    ap.add_argument("--concurrency", type=int, default=2)
-    ap.add_argument("--a-opt", action="append", default=[], help="Kibitz option for side A (tuning params)")
-    ap.add_argument("--b-opt", action="append", default=[], help="option for side B (self-play)")
-    ap.add_argument("--b-cmd", default=None, help="engine command for B in self-play (default: this checkout)")
-    ap.add_argument("--pgn", default=None)
-    ap.add_argument("--record", action="store_true")
-    args = ap.parse_args()
+def kibitz_command(checkout):
+    """The UCI command of the engine in a checkout (its own compiled module), tuning options on."""
+    checkout = pathlib.Path(checkout).resolve()
+    return f"env KIBITZ_TUNING=1 PYTHONPATH={checkout} {ROOT / '.venv' / 'bin' / 'python'} -m engine.uci", checkout
 
-    a = f"uci:env KIBITZ_TUNING=1 {KIBITZ}"
-    b_opts = list(args.b_opt)
+
+class Player:
+    def __init__(self, name, command, options=None, cwd=None, protocol="uci"):
+        self.name, self.command, self.options, self.cwd, self.protocol = name, command, options or {}, cwd, protocol
+
+    def open(self):
+        args = shlex.split(self.command)
+        if self.protocol == "uci":
+            engine = chess.engine.SimpleEngine.popen_uci(args, cwd=self.cwd, timeout=120)
+        else:
+            engine = chess.engine.SimpleEngine.popen_xboard(args, cwd=self.cwd, timeout=120)
+        if self.options:
+            engine.configure(self.options)
+        return engine
+
+
+def parse_options(pairs):
+    out = {}
+    for kv in pairs:
+        k, v = kv.split("=", 1)
+        out[k] = int(v) if v.lstrip("-").isdigit() else (v == "true" if v in ("true", "false") else v)
+    return out
+
+
+def openings(seed):
+    lines = [" ".join(line.split()[:4]) + " 0 1" for line in BOOK.read_text().splitlines() if line.strip()]
+    random.Random(seed).shuffle(lines)
+    return lines
+
+
+class Limits:
+    def __init__(self, tc=None, nodes=None):
+        self.nodes = nodes
+        self.base = self.inc = None
+        if tc:
+            base, inc = tc.split("+")
+            self.base, self.inc = float(base), float(inc)
+
+    def text(self):
+        return f"{self.nodes} nodes" if self.nodes else f"{self.base:g}+{self.inc:g}"
+
+
+def play_game(engines, fen, a_white, limits, problems):
+    """One game; returns (A's score, the game as PGN). engines: {"a": engine, "b": engine}."""
+    board = chess.Board(fen)
+    white, black = (engines["a"], engines["b"]) if a_white else (engines["b"], engines["a"])
+    clocks = {chess.WHITE: limits.base, chess.BLACK: limits.base}
+    game = chess.pgn.Game.from_board(board)
+    node = game
+    result = None
+    for e in (white, black):
+        if isinstance(e.protocol, chess.engine.UciProtocol):
+            e.protocol.send_line("ucinewgame")
+    while result is None:
+        if board.is_game_over(claim_draw=True):
+            result = board.result(claim_draw=True)
+            break
+        if board.ply() >= MAX_PLIES:
+            result = "1/2-1/2"
+            break
+        turn = board.turn
+        mover = white if turn == chess.WHITE else black
+        who = "A" if (turn == chess.WHITE) == a_white else "B"
+        if limits.nodes:
+            limit = chess.engine.Limit(nodes=limits.nodes)
+        else:
+            limit = chess.engine.Limit(white_clock=clocks[chess.WHITE], black_clock=clocks[chess.BLACK],
+                                       white_inc=limits.inc, black_inc=limits.inc)
+        t = time.perf_counter()
+        try:
+            played = mover.play(board, limit, game=game, info=chess.engine.INFO_NONE)
+        except (chess.engine.EngineError, chess.engine.EngineTerminatedError, TimeoutError) as ex:
+            problems.append(f"{who} crashed: {ex!r} at {board.fen()}")
+            result = "0-1" if turn == chess.WHITE else "1-0"
+            break
+        spent = time.perf_counter() - t
+        if not limits.nodes:
+            clocks[turn] -= spent
+            if clocks[turn] < 0:
+                problems.append(f"{who} lost on time at {board.fen()}")
+                result = "0-1" if turn == chess.WHITE else "1-0"
+                break
+            clocks[turn] += limits.inc
+        move = played.move
+        if move is None or move not in board.legal_moves:
+            problems.append(f"illegal move {move} by {who} in {board.fen()}")
+            result = "0-1" if turn == chess.WHITE else "1-0"
+            break
+        board.push(move)
+        node = node.add_variation(move)
+    game.headers["Result"] = result
+    game.headers["White"], game.headers["Black"] = ("A", "B") if a_white else ("B", "A")
+    if result == "1/2-1/2":
+        return 0.5, game
+    return (1.0 if (result == "1-0") == a_white else 0.0), game
+
+
+class Match:
+    """Game pairs on `concurrency` threads, each with its own two engine processes."""
+
+    def __init__(self, a, b, limits, max_games, concurrency=2, sprt=None, seed=7, log=print):
+        self.a, self.b, self.limits, self.sprt = a, b, limits, sprt
+        self.max_pairs = max(1, max_games // 2)
+        self.concurrency, self.log = concurrency, log
+        self.penta = Pentanomial()
+        self.scores, self.games, self.problems = [], [], []
+        self.verdict = None
+        self.lock = threading.Lock()
+        self.stop = threading.Event()
+        self.jobs = queue.Queue()
+        book = openings(seed)
+        for i in range(self.max_pairs):
+            self.jobs.put(book[i % len(book)])
+        self.started = time.monotonic()
+
+    def worker(self):
+        engines = {}
+        try:
+            engines = {"a": self.a.open(), "b": self.b.open()}
+            while not self.stop.is_set():
+                try:
+                    fen = self.jobs.get_nowait()
+                except queue.Empty:
+                    return
+                first, g1 = play_game(engines, fen, True, self.limits, self.problems)
+                second, g2 = play_game(engines, fen, False, self.limits, self.problems)
+                self.add_pair(first, second, g1, g2)
+        finally:
+            for e in engines.values():
+                try:
+                    e.quit()
+                except (chess.engine.EngineError, chess.engine.EngineTerminatedError, TimeoutError):
+                    pass
+
+    def add_pair(self, first, second, g1, g2):
+        with self.lock:
+            self.penta.add(first, second)
+            self.scores += [first, second]
+            self.games += [g1, g2]
+            line = self.status()
+            if self.sprt:
+                llr, lo, hi, verdict = sprt_state(self.penta, *self.sprt)
+                line += f"  LLR {llr:+.2f} [{lo:.2f}, {hi:.2f}]"
+                if verdict and not self.verdict:
+                    self.verdict = verdict
+                    self.stop.set()
+            self.log(line)
+
+    def wdl(self):
+        return self.scores.count(1.0), self.scores.count(0.5), self.scores.count(0.0)
+
+    def status(self):
+        w, d, lost = self.wdl()
+        e, lo, hi = self.penta.elo_interval()
+        minutes = (time.monotonic() - self.started) / 60
+        return (f"games {len(self.scores)}: A +{w} ={d} -{lost}  elo {e:+.1f} [{lo:+.1f}, {hi:+.1f}]  "
+                f"penta {self.penta.counts}  problems {len(self.problems)}  {minutes:.0f} min")
+
+    def run(self):
+        threads = [threading.Thread(target=self.worker, daemon=True) for _ in range(self.concurrency)]
+        for t in threads:
+            t.start()
+        try:
+            for t in threads:
+                t.join()
+        except KeyboardInterrupt:
+            self.stop.set()
+            self.log("interrupted: finishing the pairs under way")
+            for t in threads:
+                t.join()
+        return self
+
+    def summary(self):
+        w, d, lost = self.wdl()
+        e, lo, hi = self.penta.elo_interval()
+        text = f"A vs B: +{w} ={d} -{lost}  score {sum(self.scores) / max(len(self.scores), 1):.3f}  " \
+               f"elo {e:+.1f} [{lo:+.1f}, {hi:+.1f}]  pairs {self.penta.counts}  problems {len(self.problems)}"
+        if self.sprt:
+            llr, lo_b, hi_b, _ = sprt_state(self.penta, *self.sprt)
+            text += f"  SPRT [{self.sprt[0]:g}, {self.sprt[1]:g}]: LLR {llr:+.2f}, " + \
+                    {"H1": "H1 accepted (A gains)", "H0": "H0 accepted (no gain)", None: "undecided"}[self.verdict]
+        return text
+
+
+def players(args):
+    """(A, B, B's label) from the command line."""
+    a_cmd, a_dir = kibitz_command(args.a_dir or ROOT)
+    a = Player("Kibitz", a_cmd, parse_options(args.a_opt + (["Hash=16"] if args.opponent != "self" else [])),
+               cwd=a_dir)
+    b_opts = parse_options(args.b_opt)
     if args.opponent == "fairymax":
-        b = f"uci:{sys.executable} {TOOLS / 'xb2uci.py'} {find_engine('fairymax')}"
-        label = "Fairy-Max 5.0b"
-    elif args.opponent == "stockfish":
-        b = f"uci:{find_engine('stockfish')}"
-        b_opts += ["UCI_LimitStrength=true", f"UCI_Elo={args.elo}", "Threads=1", "Hash=16"]
+        return a, Player("Fairy-Max 5.0b", find_engine("fairymax"), b_opts, protocol="xboard"), "Fairy-Max 5.0b"
+    if args.opponent == "stockfish":
+        b_opts.update({"UCI_LimitStrength": True, "UCI_Elo": args.elo, "Threads": 1, "Hash": 16})
         label = f"Stockfish 15.1, UCI_Elo {args.elo}"
-    else:
-        b = f"uci:env KIBITZ_TUNING=1 {args.b_cmd or KIBITZ}"
-        label = "Kibitz (B: " + (", ".join(args.b_opt) or "defaults") + ")"
-    cmd = [sys.executable, str(TOOLS / "match.py"), "--a", a, "--b", b, "--openings", str(startpos_openings()),
-           "--games", str(args.games), "--tc", args.tc, "--concurrency", str(args.concurrency)]
-    for o in args.a_opt:
-        cmd += ["--a-opt", o]
-    for o in b_opts:
-        cmd += ["--b-opt", o]
+        return a, Player(label, find_engine("stockfish"), b_opts), label
+    b_cmd, b_dir = kibitz_command(args.b_dir or ROOT)
+    label = "Kibitz (B: " + ", ".join([str(args.b_dir)] * bool(args.b_dir) + args.b_opt or ["defaults"]) + ")"
+    return a, Player(label, b_cmd, b_opts, cwd=b_dir), label
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("opponent", choices=["fairymax", "stockfish", "self"])
+    ap.add_argument("--games", type=int, default=100, help="at most this many games (pairs x 2)")
+    ap.add_argument("--tc", default="10+0.1", help="base+increment, seconds")
+    ap.add_argument("--nodes", type=int, default=None, help="a fixed node count per move instead of a clock")
+    ap.add_argument("--elo", type=int, default=2200, help="Stockfish's UCI_Elo")
+    ap.add_argument("--concurrency", type=int, default=2)
+    ap.add_argument("--sprt", nargs=2, type=float, metavar=("ELO0", "ELO1"), default=None)
+    ap.add_argument("--seed", type=int, default=7, help="shuffles the book")
+    ap.add_argument("--a-opt", action="append", default=[], help="Name=Value UCI option for Kibitz (A)")
+    ap.add_argument("--b-opt", action="append", default=[], help="Name=Value UCI option for B")
+    ap.add_argument("--a-dir", default=None, help="A's checkout (default: this one)")
+    ap.add_argument("--b-dir", default=None, help="B's checkout in self-play (default: this one)")
+    ap.add_argument("--pgn", default=None)
+    ap.add_argument("--record", action="store_true", help="add a row to docs/benchmarks.md (Matches)")
+    ap.add_argument("--strength", default=None, help="a change's name: add its row to docs/strength.md")
+    args = ap.parse_args(argv)
+    a, b, label = players(args)
+    limits = Limits(None if args.nodes else args.tc, args.nodes)
+    match = Match(a, b, limits, args.games, args.concurrency, args.sprt, args.seed,
+                  log=lambda s: print(s, file=sys.stderr, flush=True)).run()
+    for p in match.problems:
+        print("PROBLEM:", p)
+    print(match.summary())
     if args.pgn:
-        cmd += ["--pgn", args.pgn]
-    print(" ".join(cmd), file=sys.stderr)
-    out = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT)
-    sys.stderr.write(out.stderr[-2000:])
-    print(out.stdout)
-    summary = [line for line in out.stdout.splitlines() if line.startswith("A vs B")]
-    problems = [line for line in out.stdout.splitlines() if line.startswith("PROBLEM")]
-    if args.record and summary:
-        m = re.search(r"\+(\d+) =(\d+) -(\d+)\s+score ([\d.]+)\s+elo ([+-]?\d+) \[([+-]?\d+), ([+-]?\d+)\]", summary[0])
-        won, drawn, lost, score, elo, lo, hi = m.groups()
-        from engine.bench import SIGNATURE
-
-        games = int(won) + int(drawn) + int(lost)
-        row = (f"| Kibitz (bench {SIGNATURE}) vs {label} | {args.tc} | {games} | +{won} ={drawn} -{lost} | "
-               f"{float(score) * 100:.1f}% | {elo} [{lo}, {hi}] | {len(problems)} |")
-        record_match(row, " ".join(["benchmarks/match.py"] + sys.argv[1:]))
+        with open(args.pgn, "w") as f:
+            for g in match.games:
+                print(g, file=f, end="\n\n")
+    command = " ".join(["benchmarks/match.py"] + (argv if argv is not None else sys.argv[1:]))
+    if args.record:
+        record_match(match, label, limits, command)
+    if args.strength:
+        record_strength(match, args.strength, limits, command)
 
 
-def record_match(row, command):
+def bench_signature(checkout):
+    text = (pathlib.Path(checkout) / "engine" / "bench.py").read_text()
+    return re.search(r"^SIGNATURE = (\d+)", text, re.M).group(1)
+
+
+def record_match(match, label, limits, command):
     """Append a row to the Matches table in docs/benchmarks.md (keeping earlier rows)."""
     from benchmarks.common import DOC
 
+    w, d, lost = match.wdl()
+    e, lo, hi = match.penta.elo_interval()
+    n = len(match.scores)
+    row = (f"| Kibitz (bench {bench_signature(match.a.cwd)}) vs {label} | {limits.text()} | {n} | +{w} ={d} -{lost} | "
+           f"{100 * sum(match.scores) / n:.1f}% | {e:+.0f} [{lo:+.0f}, {hi:+.0f}] | {len(match.problems)} |")
     header = ("| match | time control | games | W/D/L (Kibitz) | score | Elo difference [95%] | problems |\n"
               "|---|---|---|---|---|---|---|")
     text = DOC.read_text() if DOC.exists() else ""
     existing = re.search(r"^## Matches\n.*?(?=^## |\Z)", text, re.S | re.M)
-    rows = []
-    if existing:
-        rows = [line for line in existing.group(0).splitlines() if line.startswith("| Kibitz")]
+    rows = [line for line in existing.group(0).splitlines() if line.startswith("| Kibitz")] if existing else []
     rows.append(row + f" <!-- {command} -->")
     record("Matches", header + "\n" + "\n".join(rows) + "\n\nOpenings: the 2-move book, each played with both "
-           "colours. Games played two at a time on the two cores.", "python benchmarks/match.py ... --record")
+           "colours. Games played two at a time on the two cores. Intervals from game pairs (pentanomial).",
+           "python benchmarks/match.py ... --record")
+
+
+def record_strength(match, name, limits, command):
+    """Add (or replace) the change's row in docs/strength.md's SPRT table."""
+    doc = ROOT / "docs" / "strength.md"
+    marker = "<!-- sprt -->"
+    header = ["change", "A", "B", "limit", "SPRT", "games", "W/D/L (A)", "pairs (0 .. 2)", "Elo A - B [95%]",
+              "LLR", "result", "date"]
+    w, d, lost = match.wdl()
+    e, lo, hi = match.penta.elo_interval()
+    llr = ""
+    sprt = ""
+    if match.sprt:
+        llr = f"{sprt_state(match.penta, *match.sprt)[0]:+.2f}"
+        sprt = f"[{match.sprt[0]:g}, {match.sprt[1]:g}]"
+    verdict = {"H1": "H1: gains", "H0": "H0: no gain", None: "fixed match" if not match.sprt else "undecided"}
+    a_text = ", ".join(f"{k}={v}" for k, v in match.a.options.items()) or "defaults"
+    b_text = ", ".join(f"{k}={v}" for k, v in match.b.options.items()) or "defaults"
+    if match.b.cwd and match.b.cwd != match.a.cwd:
+        b_text = f"{b_text} @ bench {bench_signature(match.b.cwd)}"
+    a_text = f"{a_text} @ bench {bench_signature(match.a.cwd)}"
+    row = [name, a_text, b_text, limits.text(), sprt, str(len(match.scores)), f"+{w} ={d} -{lost}",
+           " ".join(map(str, match.penta.counts)), f"{e:+.1f} [{lo:+.1f}, {hi:+.1f}]", llr,
+           verdict[match.verdict], datetime.date.today().isoformat()]
+    text = doc.read_text() if doc.exists() else "# Playing strength\n"
+    rows = []  # (cells, the command that produced the row)
+    if marker in text:
+        for line in text.split(marker)[1].splitlines():
+            if line.startswith("|") and not line.startswith("|-") and not line.startswith("| change"):
+                cells, _, comment = line.partition(" <!-- ")
+                rows.append(([c.strip() for c in cells.strip().strip("|").split("|")], comment.removesuffix(" -->")))
+    rows = [r for r in rows if r[0][0] != name] + [(row, command)]
+    lines = table(header, [cells for cells, _ in rows]).splitlines()
+    body = "\n".join(lines[:2] + [f"{line} <!-- {c} -->" for line, (_, c) in zip(lines[2:], rows, strict=True)])
+    new_block = f"{marker}\n{body}\n{marker}"
+    if marker in text:
+        parts = text.split(marker)
+        text = parts[0] + new_block + parts[2]
+    else:
+        text = (text.rstrip("\n") + "\n\n## Changes decided by SPRT\n\n`benchmarks/match.py self ... --sprt ELO0 ELO1 "
+                "--strength NAME`: A is the change, B the engine without it, game pairs from the 2-move book.\n\n"
+                + new_block + "\n")
+    doc.write_text(text)
 
 
 if __name__ == "__main__":

@@ -17,6 +17,7 @@ from engine import native, time_manager
 from engine.board import Board
 from engine.fen import STARTPOS
 from engine.layout import (
+    ACC_SIZE,
     BISHOP,
     C_ABORTED,
     C_DEADLINE,
@@ -287,9 +288,10 @@ def _search(board, side, started, budget, buckets, tt, epoch, salt, depth, nodes
     max_depth = min(depth or MAX_DEPTH, MAX_DEPTH)
     result = None
     core, T, arrays = native.core, native.TABLES, board.arrays
+    acc = np.zeros(ACC_SIZE, np.int16)
     for d in range(1, max_depth + 1):
         ctl[C_DEPTH] = d
-        core.search_depth(T, *arrays, tt, S, ctl)
+        core.search_depth(T, *arrays, tt, S, ctl, native.NET, acc)
         if ctl[C_ABORTED] or ctl[C_LINES] == 0:
             if ctl[C_ABORTED] and ctl[C_PARTIAL] and ctl[C_MULTIPV] == 1:
                 result = _partial(S, ctl, d, result)

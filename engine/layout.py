@@ -119,6 +119,19 @@ S_LMR = S_PARAMS + 256  # [64 depth][64 move number] late-move reductions, fille
 S_ROOT_SCORE = S_LMR + 64 * 64  # score of the root move now in PV row 0 (kept for a cut-short iteration)
 S_SIZE = S_ROOT_SCORE + 8
 
+# --- the learned evaluation (engine/nnue.py): one int16 array holds the net, at these offsets ---------
+NNUE_HIDDEN = 256  # accumulator width; a net file must match it
+NNUE_QA = 255  # accumulator weights and biases are scaled by QA (an activation of 1.0 is QA)
+NNUE_QB = 1024  # output weights are scaled by QB (int64 sums: a fine step costs nothing)
+NNUE_SCALE = 400  # the net's output times SCALE is centipawns
+NET_W1 = 0  # [768 feature][NNUE_HIDDEN] accumulator weights
+NET_B1 = NET_W1 + 768 * NNUE_HIDDEN  # [NNUE_HIDDEN]
+NET_W2 = NET_B1 + NNUE_HIDDEN  # [2][NNUE_HIDDEN] output weights, side to move's half first
+NET_B2 = NET_W2 + 2 * NNUE_HIDDEN  # output bias, int32 as (low, high) int16
+NET_SIZE = NET_B2 + 2
+# Accumulators, one int16 array per search: [PLY_ROWS + 1 ply][2 perspective][NNUE_HIDDEN], ply 0 the root.
+ACC_SIZE = (PLY_ROWS + 1) * 2 * NNUE_HIDDEN
+
 # --- search control: one int64 array ctl per search ----------------------------------------------
 C_NODES = 0
 C_SELDEPTH = 1

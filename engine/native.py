@@ -2,7 +2,8 @@
 
 `core` is the module whose functions Python calls (engine._compiled, or engine.core.exports under
 numba's JIT); `BACKEND` says which ("aot" or "jit"); `TABLES` holds the attack tables and Zobrist
-keys, built here once per process (in Lambda: once per warm container) and shared by every call.
+keys, built here once per process (in Lambda: once per warm container) and shared by every call;
+`NET` the learned evaluation's weights (engine/nnue.py), read once from engine/nets/kibitz.nnue.
 
 KIBITZ_BACKEND=jit forces the JIT, =aot refuses to fall back. A compiled module built from other
 sources than the ones beside it is stale: it is not used, and a warning says so.
@@ -14,6 +15,7 @@ import time
 
 import numpy as np
 
+from engine import nnue
 from engine.buildinfo import source_hash
 from engine.layout import T_SIZE
 
@@ -66,3 +68,4 @@ core, BACKEND = _select()
 TABLE_BUILDS = 0  # how many times this process built the tables: once, at import (tests check it)
 TABLE_BUILD_MS = 0.0
 TABLES = _build_tables()
+NET = nnue.load()  # the learned evaluation's weights, read once per process like the tables

@@ -22,6 +22,7 @@ PARAMS = [
     ("MobilityEg", 100, 0, 300),
     ("KingSafety", 100, 0, 300),  # percent scale of the king-attack penalty
     ("PawnShield", 12, 0, 50),
+    ("Nnue", 1, 0, 1),  # 1: the learned evaluation (engine/nnue.py); 0: the hand-written one
     # search
     ("NullMove", 1, 0, 1),
     ("Lmr", 1, 0, 1),
@@ -58,6 +59,7 @@ P_MOBILITY_MG = INDEX["MobilityMg"]
 P_MOBILITY_EG = INDEX["MobilityEg"]
 P_KING_SAFETY = INDEX["KingSafety"]
 P_PAWN_SHIELD = INDEX["PawnShield"]
+P_NNUE = INDEX["Nnue"]
 P_NULL_MOVE = INDEX["NullMove"]
 P_LMR = INDEX["Lmr"]
 P_FUTILITY = INDEX["Futility"]

@@ -14,11 +14,38 @@ def main(argv=None):
     g.add_argument("--workers", type=int, default=2)
     g.add_argument("--nodes", type=int, default=5000, help="search nodes a move")
     g.add_argument("--games", type=int, default=None, help="stop after this many games (default: run until killed)")
+    t = sub.add_parser("train", help="fit the network to a dataset")
+    t.add_argument("--data", action="append", required=True, help="dataset folder (repeat for several)")
+    t.add_argument("--out", required=True, help="the float weights, .npz (a checkpoint sits beside it)")
+    t.add_argument("--hidden", type=int, default=256)
+    t.add_argument("--epochs", type=int, default=30)
+    t.add_argument("--batch", type=int, default=16384)
+    t.add_argument("--lr", type=float, default=1e-3)
+    t.add_argument("--final-lr", type=float, default=1e-5)
+    t.add_argument("--result-weight", type=float, default=0.3, help="weight of the game result in the target")
+    t.add_argument("--seed", type=int, default=1)
+    t.add_argument("--max-positions", type=int, default=None)
+    t.add_argument("--resume", action="store_true", help="continue from the checkpoint beside --out")
+    e = sub.add_parser("export", help="quantise trained weights into a net file")
+    e.add_argument("weights", help="the .npz that train wrote")
+    e.add_argument("net", help="the net file to write, e.g. engine/nets/kibitz.nnue")
+    e.add_argument("--check", default=None, help="a dataset folder: compare quantised and float evaluations")
     args = ap.parse_args(argv)
     if args.command == "gen":
         from training import gen
 
         gen.run(args.out, seed=args.seed, workers=args.workers, nodes=args.nodes, games=args.games)
+    elif args.command == "train":
+        from training import train
+
+        train.train(args.data, args.out, hidden=args.hidden, epochs=args.epochs, batch=args.batch, lr=args.lr,
+                    final_lr=args.final_lr, result_weight=args.result_weight, seed=args.seed, resume=args.resume,
+                    max_positions=args.max_positions)
+    elif args.command == "export":
+        from training import export, records
+
+        sample = records.load(args.check)[:2000] if args.check else None
+        export.export(args.weights, args.net, sample)
 
 
 if __name__ == "__main__":

@@ -8,7 +8,7 @@ into engine/_compiled*.so with those signatures. Both paths therefore run this v
 import numpy as np
 from numba import njit
 
-from engine.core import attacks, evaluation, movegen, position, search, see, transposition, zobrist
+from engine.core import attacks, evaluation, movegen, nnue, position, search, see, transposition, zobrist
 from engine.core import perft as perft_mod
 from engine.core.intrinsics import acquire_gil, release_gil
 from engine.core.signatures import POS, TABLES
@@ -72,11 +72,11 @@ def divide(T, bb, board, st, keys, undo, depth, out_moves, out_counts):
 
 
 
-@export(f"i8({TABLES}, {POS}, u8[::1], i4[::1], i8[::1])", cache=False)  # calls recursive code
-def search_depth(T, bb, board, st, keys, undo, tt, S, ctl):
+@export(f"i8({TABLES}, {POS}, u8[::1], i4[::1], i8[::1], i2[::1], i2[::1])", cache=False)  # calls recursive code
+def search_depth(T, bb, board, st, keys, undo, tt, S, ctl, NET, ACC):
     """One iteration of iterative deepening (all multipv lines), with the GIL released."""
     ts = release_gil()
-    lines = search.iterate(T, bb, board, st, keys, undo, tt, S, ctl)
+    lines = search.iterate(T, bb, board, st, keys, undo, tt, S, ctl, NET, ACC)
     acquire_gil(ts)
     return lines
 
@@ -84,6 +84,21 @@ def search_depth(T, bb, board, st, keys, undo, tt, S, ctl):
 @export(f"i8({TABLES}, {POS}, i4[::1])")
 def evaluate(T, bb, board, st, keys, undo, S):
     return evaluation.evaluate(T, bb, board, st, S)
+
+
+@export(f"void(i2[::1], i2[::1], i8, {POS})")
+def nnue_refresh(NET, ACC, ply, bb, board, st, keys, undo):
+    nnue.refresh(NET, ACC, ply, bb, board)
+
+
+@export("void(i2[::1], i2[::1], i8, i1[::1], i4)")
+def nnue_push_move(NET, ACC, ply, board, m):
+    nnue.push_move(NET, ACC, ply, board, m)
+
+
+@export("i8(i2[::1], i2[::1], i8, i8)")
+def nnue_evaluate(NET, ACC, ply, side):
+    return nnue.evaluate(NET, ACC, ply, side)
 
 
 @export(f"b1({TABLES}, {POS}, i4, i8)")

@@ -14,6 +14,7 @@ import numpy as np
 from numba import njit
 
 from engine.core.bitboard import U64
+from engine.core import nnue
 from engine.core.evaluation import evaluate
 from engine.core.intrinsics import monotonic_ns, popcount
 from engine.core.movegen import check_squares, checkers_of, generate, gives_check, quiet_gives_check
@@ -99,6 +100,7 @@ from engine.params import (
     P_LMR_CHECKS,
     P_LMR_HISTORY,
     P_LMR_HISTORY_MAX,
+    P_NNUE,
     P_NULL_MOVE,
     P_QSEARCH_CHECKS,
     P_QSEARCH_TT,
@@ -118,7 +120,7 @@ ORDER_COUNTER = 10_000_000
 ORDER_BAD_CAPTURE = -20_000_000
 HISTORY_MAX = 16384
 
-SEARCH_ARGS = f"{TABLES}, {POS}, u8[::1], i4[::1], i8[::1]"  # T, position, tt, S, ctl
+SEARCH_ARGS = f"{TABLES}, {POS}, u8[::1], i4[::1], i8[::1], i2[::1], i2[::1]"  # T, position, tt, S, ctl, NET, ACC
 
 
 @njit(inline="always")
@@ -132,6 +134,14 @@ def _tick(ctl):
         elif (n & 511) == 0:
             if ctl[C_STOP] != 0 or (ctl[C_DEADLINE] != 0 and monotonic_ns() >= ctl[C_DEADLINE]):
                 ctl[C_ABORTED] = 1
+
+
+@njit(inline="always")
+def _static_eval(T, bb, board, st, S, NET, ACC, ply):
+    """The position's static evaluation, side to move: the net's, or the hand-written one (Nnue=0)."""
+    if S[S_PARAMS + P_NNUE]:
+        return nnue.evaluate(NET, ACC, ply, st[ST_SIDE])
+    return evaluate(T, bb, board, st, S)
 
 
 @njit(inline="always")
@@ -260,7 +270,7 @@ def _reward_quiet(S, board, ply, depth, m, mb, tried, cidx):
 
 
 @recursive(f"i8({SEARCH_ARGS}, i8, i8, i8, i8)")
-def qsearch(T, bb, board, st, keys, undo, tt, S, ctl, ply, alpha, beta, qdepth):
+def qsearch(T, bb, board, st, keys, undo, tt, S, ctl, NET, ACC, ply, alpha, beta, qdepth):
     S[S_PV_LEN + ply] = 0
     _tick(ctl)
     if ctl[C_ABORTED]:
@@ -268,7 +278,7 @@ def qsearch(T, bb, board, st, keys, undo, tt, S, ctl, ply, alpha, beta, qdepth):
     if ply + 1 > ctl[C_SELDEPTH]:
         ctl[C_SELDEPTH] = ply + 1
     if ply >= MAX_PLY - 1:
-        return evaluate(T, bb, board, st, S)
+        return _static_eval(T, bb, board, st, S, NET, ACC, ply)
     if st[ST_HALFMOVE] >= 100 or _insufficient_material(bb):
         return DRAW
     pv_node = beta - alpha > 1
@@ -289,7 +299,7 @@ def qsearch(T, bb, board, st, keys, undo, tt, S, ctl, ply, alpha, beta, qdepth):
         stand = -INF
         static_eval = -INF
     else:
-        static_eval = data_eval(d) if bound else evaluate(T, bb, board, st, S)
+        static_eval = data_eval(d) if bound else _static_eval(T, bb, board, st, S, NET, ACC, ply)
         stand = _sharpen(static_eval, bound, tt_score) if bound else static_eval
         if stand >= beta:
             if not bound and use_tt:
@@ -340,9 +350,10 @@ def qsearch(T, bb, board, st, keys, undo, tt, S, ctl, ply, alpha, beta, qdepth):
             if futile or order < 0 or (order == ORDER_TT and not see_ge(T, bb, board, m, 0)):
                 if not gives_check(T, bb, board, st, m):
                     continue
+        nnue.push_move(NET, ACC, ply, board, m)
         make_move(T, bb, board, st, keys, undo, m)
         prefetch_bucket(tt, ctl[C_TT_MASK], keys[st[ST_PLY]])
-        score = -qsearch(T, bb, board, st, keys, undo, tt, S, ctl, ply + 1, -beta, -alpha, qdepth - 1)
+        score = -qsearch(T, bb, board, st, keys, undo, tt, S, ctl, NET, ACC, ply + 1, -beta, -alpha, qdepth - 1)
         unmake_move(T, bb, board, st, keys, undo, m)
         if ctl[C_ABORTED]:
             return 0
@@ -365,9 +376,9 @@ def qsearch(T, bb, board, st, keys, undo, tt, S, ctl, ply, alpha, beta, qdepth):
 
 
 @recursive(f"i8({SEARCH_ARGS}, i8, i8, i8, i8, b1)")
-def negamax(T, bb, board, st, keys, undo, tt, S, ctl, ply, depth, alpha, beta, cut_node):
+def negamax(T, bb, board, st, keys, undo, tt, S, ctl, NET, ACC, ply, depth, alpha, beta, cut_node):
     if depth <= 0:
-        return qsearch(T, bb, board, st, keys, undo, tt, S, ctl, ply, alpha, beta, 0)
+        return qsearch(T, bb, board, st, keys, undo, tt, S, ctl, NET, ACC, ply, alpha, beta, 0)
     S[S_PV_LEN + ply] = 0
     _tick(ctl)
     if ctl[C_ABORTED]:
@@ -381,7 +392,7 @@ def negamax(T, bb, board, st, keys, undo, tt, S, ctl, ply, depth, alpha, beta, c
         if st[ST_HALFMOVE] >= 100 or _insufficient_material(bb) or _repetition(st, keys):
             return DRAW
         if ply >= MAX_PLY - 1:
-            return evaluate(T, bb, board, st, S)
+            return _static_eval(T, bb, board, st, S, NET, ACC, ply)
         # Mate-distance pruning: no line from here can beat a mate already found nearer the root.
         alpha = max(alpha, -MATE + ply)
         beta = min(beta, MATE - ply - 1)
@@ -407,7 +418,7 @@ def negamax(T, bb, board, st, keys, undo, tt, S, ctl, ply, depth, alpha, beta, c
         if ply < 2 * ctl[C_DEPTH]:
             depth += 1  # check extension
     else:
-        static_eval = data_eval(d) if bound else evaluate(T, bb, board, st, S)
+        static_eval = data_eval(d) if bound else _static_eval(T, bb, board, st, S, NET, ACC, ply)
         ev = _sharpen(static_eval, bound, tt_score) if bound else static_eval
     S[S_EVAL + ply] = static_eval
     improving = 1 if (not in_check and ply >= 2 and static_eval > S[S_EVAL + ply - 2]) else 0
@@ -428,9 +439,10 @@ def negamax(T, bb, board, st, keys, undo, tt, S, ctl, ply, depth, alpha, beta, c
             and (bb[KNIGHT] | bb[BISHOP] | bb[ROOK] | bb[QUEEN]) & bb[BB_COLOR + us]
         ):
             r = 3 + depth // 3 + min((ev - beta) // 200, 3)
+            nnue.push_null(ACC, ply)
             make_null(T, bb, board, st, keys, undo)
             prefetch_bucket(tt, ctl[C_TT_MASK], keys[st[ST_PLY]])
-            score = -negamax(T, bb, board, st, keys, undo, tt, S, ctl, ply + 1, depth - r, -beta, -beta + 1,
+            score = -negamax(T, bb, board, st, keys, undo, tt, S, ctl, NET, ACC, ply + 1, depth - r, -beta, -beta + 1,
                              not cut_node)
             unmake_null(T, bb, board, st, keys, undo)
             if ctl[C_ABORTED]:
@@ -439,7 +451,7 @@ def negamax(T, bb, board, st, keys, undo, tt, S, ctl, ply, depth, alpha, beta, c
                 return beta if score >= MATE_BOUND else score
         # Razoring: hopeless at low depth unless a capture sequence saves it.
         if depth <= 3 and ev + 200 + 250 * depth <= alpha:
-            q = qsearch(T, bb, board, st, keys, undo, tt, S, ctl, ply, alpha, alpha + 1, 0)
+            q = qsearch(T, bb, board, st, keys, undo, tt, S, ctl, NET, ACC, ply, alpha, alpha + 1, 0)
             if q <= alpha:
                 return q
 
@@ -496,6 +508,7 @@ def negamax(T, bb, board, st, keys, undo, tt, S, ctl, ply, depth, alpha, beta, c
                 if check == 0:  # checks are never pruned: the quiet move may mate
                     continue
 
+        nnue.push_move(NET, ACC, ply, board, m)
         make_move(T, bb, board, st, keys, undo, m)
         prefetch_bucket(tt, ctl[C_TT_MASK], keys[st[ST_PLY]])
         searched += 1
@@ -503,7 +516,7 @@ def negamax(T, bb, board, st, keys, undo, tt, S, ctl, ply, depth, alpha, beta, c
             quiets += 1
         new_depth = depth - 1
         if searched == 1:
-            score = -negamax(T, bb, board, st, keys, undo, tt, S, ctl, ply + 1, new_depth, -beta, -alpha,
+            score = -negamax(T, bb, board, st, keys, undo, tt, S, ctl, NET, ACC, ply + 1, new_depth, -beta, -alpha,
                              np.bool_(False) if pv_node else not cut_node)
         else:
             r = 0
@@ -527,13 +540,13 @@ def negamax(T, bb, board, st, keys, undo, tt, S, ctl, ply, depth, alpha, beta, c
                         r -= max(-cap, min(cap, order // S[P + P_LMR_HISTORY]))
                 r = max(0, min(r, new_depth - 1))
             # np.bool_(): a literal True here would leave the recursive call unresolved in the pycc build.
-            score = -negamax(T, bb, board, st, keys, undo, tt, S, ctl, ply + 1, new_depth - r, -alpha - 1, -alpha,
+            score = -negamax(T, bb, board, st, keys, undo, tt, S, ctl, NET, ACC, ply + 1, new_depth - r, -alpha - 1, -alpha,
                              np.bool_(True))
             if score > alpha and r > 0:
-                score = -negamax(T, bb, board, st, keys, undo, tt, S, ctl, ply + 1, new_depth, -alpha - 1, -alpha,
+                score = -negamax(T, bb, board, st, keys, undo, tt, S, ctl, NET, ACC, ply + 1, new_depth, -alpha - 1, -alpha,
                                  not cut_node)
             if pv_node and score > alpha and score < beta:
-                score = -negamax(T, bb, board, st, keys, undo, tt, S, ctl, ply + 1, new_depth, -beta, -alpha,
+                score = -negamax(T, bb, board, st, keys, undo, tt, S, ctl, NET, ACC, ply + 1, new_depth, -beta, -alpha,
                                  np.bool_(False))
         unmake_move(T, bb, board, st, keys, undo, m)
         if ctl[C_ABORTED]:
@@ -585,12 +598,13 @@ def _sort_lines(S, n):
 
 
 @njit(_nrt=False)
-def iterate(T, bb, board, st, keys, undo, tt, S, ctl):
+def iterate(T, bb, board, st, keys, undo, tt, S, ctl, NET, ACC):
     """Search depth ctl[C_DEPTH] for ctl[C_MULTIPV] lines; record them unless aborted.
 
     Returns the number of lines completed (0 if the deadline, node limit or stop cut it short).
     """
     depth = ctl[C_DEPTH]
+    nnue.refresh(NET, ACC, 0, bb, board)
     ctl[C_EXCLUDED] = 0
     ctl[C_SELDEPTH] = 0
     lines = 0
@@ -605,7 +619,7 @@ def iterate(T, bb, board, st, keys, undo, tt, S, ctl):
             beta = INF
         score = 0
         while True:
-            score = negamax(T, bb, board, st, keys, undo, tt, S, ctl, 0, depth, alpha, beta, np.bool_(False))
+            score = negamax(T, bb, board, st, keys, undo, tt, S, ctl, NET, ACC, 0, depth, alpha, beta, np.bool_(False))
             if ctl[C_ABORTED]:
                 # A root move that beat alpha before the cut was searched in full: worth keeping.
                 ctl[C_PARTIAL] = 1 if k == 0 and S[S_PV_LEN] > 0 else 0

@@ -1,0 +1,72 @@
+"""Quantise trained float weights into the engine's net file (engine/nnue.py gives the format).
+
+    python -m training export ~/kibitz-data/net1.npz engine/nets/kibitz.nnue
+
+Accumulator weights and biases are scaled by QA and rounded to int16, output weights by QB, the
+output bias by QA x QB. Prints how far the quantised net's evaluation strays from the float net's on
+a sample of the training positions (centipawns), and writes the training settings beside the net
+as JSON (`<net>.json`), the provenance that docs/nnue.md summarises.
+"""
+
+import json
+import pathlib
+
+import numpy as np
+
+from engine import nnue
+
+
+def quantise(params):
+    w1 = np.round(params["w1"] * nnue.QA).astype(np.int16)
+    b1 = np.round(params["b1"] * nnue.QA).astype(np.int16)
+    w2 = np.round(params["w2"] * nnue.QB).astype(np.int16)
+    b2 = int(np.round(params["b2"][0] * nnue.QA * nnue.QB))
+    return w1, b1, w2, b2
+
+
+def float_eval(params, own, other, count):
+    """Centipawns of the float net, side to move, for feature rows (training/features.py)."""
+    out = np.empty(len(count))
+    for i in range(len(count)):
+        a = params["b1"] + params["w1"][own[i, :count[i]]].sum(axis=0)
+        c = params["b1"] + params["w1"][other[i, :count[i]]].sum(axis=0)
+        h = np.concatenate([np.clip(a, 0, 1), np.clip(c, 0, 1)]) ** 2
+        out[i] = (h @ params["w2"] + params["b2"][0]) * nnue.SCALE
+    return out
+
+
+def quantised_eval(w1, b1, w2, b2, own, other, count):
+    """Centipawns of the quantised net, side to move: engine/nnue.py's integer formula, in numpy."""
+    out = np.empty(len(count), np.int64)
+    for i in range(len(count)):
+        a = b1.astype(np.int64) + w1[own[i, :count[i]]].astype(np.int64).sum(axis=0)
+        c = b1.astype(np.int64) + w1[other[i, :count[i]]].astype(np.int64).sum(axis=0)
+        h = np.concatenate([np.clip(a, 0, nnue.QA), np.clip(c, 0, nnue.QA)]) ** 2
+        out[i] = ((h * w2.astype(np.int64)).sum() // nnue.QA + b2) * nnue.SCALE // (nnue.QA * nnue.QB)
+    return out
+
+
+def export(src, dst, sample=None):
+    from training import features
+
+    z = np.load(pathlib.Path(src).expanduser())
+    params = {n: z[n] for n in ("w1", "b1", "w2", "b2")}
+    settings = json.loads(str(z["settings"]))
+    w1, b1, w2, b2 = quantise(params)
+    dst = pathlib.Path(dst)
+    dst.parent.mkdir(parents=True, exist_ok=True)
+    nnue.write(dst, w1, b1, w2, b2)
+    report = {}
+    if sample is not None and len(sample):
+        own, other, count = features.extract(sample)
+        f = float_eval(params, own, other, count)
+        q = quantised_eval(w1, b1, w2, b2, own, other, count)
+        report = {"sample": len(sample), "mean_abs_diff_cp": float(np.mean(np.abs(f - q))),
+                  "max_abs_diff_cp": float(np.max(np.abs(f - q)))}
+        print(f"export: quantised vs float on {len(sample)} positions: mean |diff| "
+              f"{report['mean_abs_diff_cp']:.2f} cp, max {report['max_abs_diff_cp']:.1f} cp")
+    settings["quantisation"] = {"qa": nnue.QA, "qb": nnue.QB, "scale": nnue.SCALE, **report}
+    settings.pop("history", None)
+    dst.with_suffix(".json").write_text(json.dumps(settings, indent=2) + "\n")
+    print(f"export: wrote {dst} ({dst.stat().st_size} bytes)")
+    return dst
