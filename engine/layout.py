@@ -124,6 +124,7 @@ NNUE_HIDDEN = 256  # accumulator width; a net file must match it
 NNUE_QA = 255  # accumulator weights and biases are scaled by QA (an activation of 1.0 is QA)
 NNUE_QB = 1024  # output weights are scaled by QB (int64 sums: a fine step costs nothing)
 NNUE_SCALE = 400  # the net's output times SCALE is centipawns
+NNUE_OUT_DIV = NNUE_QA * NNUE_QA * NNUE_QB // 256  # the output sum's unit: activations squared are >> 8
 NET_W1 = 0  # [768 feature][NNUE_HIDDEN] accumulator weights
 NET_B1 = NET_W1 + 768 * NNUE_HIDDEN  # [NNUE_HIDDEN]
 NET_W2 = NET_B1 + NNUE_HIDDEN  # [2][NNUE_HIDDEN] output weights, side to move's half first

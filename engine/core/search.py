@@ -439,7 +439,7 @@ def negamax(T, bb, board, st, keys, undo, tt, S, ctl, NET, ACC, ply, depth, alph
             and (bb[KNIGHT] | bb[BISHOP] | bb[ROOK] | bb[QUEEN]) & bb[BB_COLOR + us]
         ):
             r = 3 + depth // 3 + min((ev - beta) // 200, 3)
-            nnue.push_null(ACC, ply)
+            nnue.push_null(NET, ACC, ply)
             make_null(T, bb, board, st, keys, undo)
             prefetch_bucket(tt, ctl[C_TT_MASK], keys[st[ST_PLY]])
             score = -negamax(T, bb, board, st, keys, undo, tt, S, ctl, NET, ACC, ply + 1, depth - r, -beta, -beta + 1,
