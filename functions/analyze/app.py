@@ -28,7 +28,7 @@ from aws_lambda_powertools.logging import correlation_paths
 from aws_lambda_powertools.metrics import MetricUnit
 
 import engine
-from engine.analysis import analyse
+from engine import analyse
 from engine.board import IllegalMoveError
 from engine.fen import FenError
 from functions.common.http import SwaggerOnDemand, install_error_handlers, not_a_proxy_event

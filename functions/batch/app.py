@@ -28,9 +28,10 @@ from aws_lambda_powertools import Logger, Metrics, Tracer
 from aws_lambda_powertools.metrics import MetricUnit
 from aws_lambda_powertools.utilities.batch import BatchProcessor, EventType, process_partial_response
 
-from engine.analysis import analyse, reserve_hash
+from engine import analyse
 from engine.board import IllegalMoveError
 from engine.fen import FenError
+from engine.tt_pool import reserve_hash
 from functions.common.jobs import Store, UnknownJob, read_message
 from functions.common.models import answer, hash_size_mb
 

@@ -2,5 +2,5 @@
 
 On Lambda this package comes from CommonLayer (layers/common/Makefile ships it as
 /opt/python/functions/common); locally it is imported from the project. It never imports
-functions.local, and only `jobs` needs boto3.
+kibitz, and only `jobs` needs boto3.
 """

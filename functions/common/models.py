@@ -13,8 +13,8 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 import engine
-from engine.analysis import MAX_DEPTH
 from engine.layout import MAX_MULTIPV
+from engine.limits import MAX_DEPTH
 
 ENGINE_NAME = "Kibitz"
 DEFAULT_MOVETIME_MS = 1000
