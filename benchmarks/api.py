@@ -31,9 +31,9 @@ import zipfile
 if __package__ in (None, ""):
     sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
 from benchmarks.common import DATA, ROOT, cpu_times, record, steal_since, table
-from functions.local import artifact, template
-from functions.local.apigateway import proxy_event
-from functions.local.runtime import FunctionRuntime
+from kibitz import artifact, template
+from kibitz.apigateway import proxy_event
+from kibitz.runtime import FunctionRuntime
 
 COMMAND = "python benchmarks/api.py --record"
 

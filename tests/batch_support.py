@@ -9,10 +9,10 @@ import uuid
 
 import pytest
 
-from functions.local.apigateway import proxy_event
-from functions.local.aws import LocalAWS
-from functions.local.eventsource import SqsEventSource
-from functions.local.runtime import FunctionRuntime
+from kibitz.apigateway import proxy_event
+from kibitz.aws import LocalAWS
+from kibitz.eventsource import SqsEventSource
+from kibitz.runtime import FunctionRuntime
 
 START = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"
 

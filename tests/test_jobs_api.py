@@ -8,8 +8,8 @@ import pytest
 
 from functions.common import jobs
 from functions.common.jobs import JobRequest, PositionMessage, submit
-from functions.local import template
-from functions.local.eventsource import sqs_event
+from kibitz import template
+from kibitz.eventsource import sqs_event
 from tests import api_cases, jobs_cases
 from tests.batch_support import START, stack, wac
 
@@ -106,7 +106,7 @@ def test_bad_submissions_name_the_position_and_queue_nothing(s, body, status, fi
 
 
 def test_form_bodies_are_refused_with_415(s):
-    from functions.local.apigateway import proxy_event
+    from kibitz.apigateway import proxy_event
 
     response = s.call(proxy_event("POST", "/jobs", headers={"Content-Type": "application/x-www-form-urlencoded"},
                                   body="positions=x"))
