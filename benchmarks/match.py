@@ -4,7 +4,7 @@
     .venv/bin/python benchmarks/match.py stockfish --elo 2200 --games 100 --tc 10+0.1 [--record]
     .venv/bin/python benchmarks/match.py self --a-opt LmrBase=50 --games 200 --tc 5+0.05   (A/B of a parameter)
 
-Openings: the 2-move book (../shared/data/openings_noob_2moves.epd), rewritten as `startpos moves ...`
+Openings: the 2-move book (tests/data/openings_noob_2moves.epd), rewritten as `startpos moves ...`
 (Fairy-Max only takes that form) by walking four plies from the start position.
 """
 
