@@ -10,7 +10,7 @@ FEN a line, optionally followed by `moves` and UCI moves; blank lines and # comm
 
 Through the API (--url, default $KIBITZ_URL or http://127.0.0.1:3000, where `kibitz serve` listens),
 or straight to AWS (--queue-url and --table, or $KIBITZ_JOBS_QUEUE_URL and $KIBITZ_JOBS_TABLE): the
-same checks, job record and SendMessageBatch calls as the API's (functions/common/jobs.py), with
+same checks, job record and SendMessageBatch calls as the API's (functions/common/job_submit.py), with
 your own credentials.
 """
 
@@ -121,7 +121,7 @@ class DirectApi:
     """The same work as JobsFunction, done here with this process's AWS credentials."""
 
     def __init__(self, table, queue_url=None):
-        from functions.common.jobs import Store
+        from functions.common.job_store import Store
 
         self.store = Store(table)
         self.queue_url = queue_url
@@ -129,9 +129,9 @@ class DirectApi:
     def submit(self, body):
         from pydantic import ValidationError
 
-        from functions.common.http import field_name
-        from functions.common.jobs import JobRequest, submit
-        from functions.common.models import InputError
+        from functions.common.http import InputError, field_name
+        from functions.common.job_models import JobRequest
+        from functions.common.job_submit import submit
 
         try:
             request = JobRequest.model_validate(body)

@@ -96,7 +96,7 @@ def test_no_numba_in_the_artifact_and_it_fits_in_lambda(build_dir):
 @pytest.fixture(scope="module")
 def local_aws():
     """moto on 127.0.0.1 for the built batch functions, with the results table and the queues, and JOB in it."""
-    from functions.common.jobs import Store
+    from functions.common.job_store import Store
 
     aws = LocalAWS(prefix="artifact").start()
     try:

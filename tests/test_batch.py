@@ -9,7 +9,9 @@ import time
 import chess
 import pytest
 
-from functions.common.jobs import JobRequest, message_attributes, message_body, submit
+from functions.common.job_models import JobRequest
+from functions.common.job_queue import message_attributes, message_body
+from functions.common.job_submit import submit
 from functions.common.models import SearchLimits
 from functions.common.positions import Position
 from kibitz.eventsource import failed_ids, sqs_event

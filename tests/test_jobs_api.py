@@ -6,8 +6,10 @@ import json
 
 import pytest
 
-from functions.common import jobs
-from functions.common.jobs import JobRequest, PositionMessage, submit
+from functions.common.clients import client
+from functions.common.job_models import JobRequest
+from functions.common.job_queue import PositionMessage
+from functions.common.job_submit import submit
 from kibitz import template
 from kibitz.eventsource import sqs_event
 from tests import api_cases, jobs_cases
@@ -62,13 +64,13 @@ def queued(s, max_messages=1000):
 def test_a_job_is_recorded_and_each_position_queued_once_in_batches_of_ten(s):
     queued(s)  # whatever earlier tests left
     calls = []
-    client = jobs.client("sqs")
-    client.meta.events.register("provide-client-params.sqs.SendMessageBatch",
-                                lambda params, **_: calls.append(len(params["Entries"])))
+    sqs = client("sqs")
+    sqs.meta.events.register("provide-client-params.sqs.SendMessageBatch",
+                             lambda params, **_: calls.append(len(params["Entries"])))
     try:
         status, body = s.post({"positions": wac(23), "movetime_ms": 200, "depth": 3})
     finally:
-        client.meta.events.unregister("provide-client-params.sqs.SendMessageBatch")
+        sqs.meta.events.unregister("provide-client-params.sqs.SendMessageBatch")
     assert status == 202 and body["total"] == body["queued"] == 23, body
     assert calls == [10, 10, 3]
     job = s.store.job(body["job_id"])

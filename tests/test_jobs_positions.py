@@ -8,7 +8,8 @@ import chess.pgn
 import pytest
 
 from engine.pgn import PgnError, movetext, read_games
-from functions.common.jobs import JobRequest, PositionMessage, message_body, read_message
+from functions.common.job_models import JobRequest
+from functions.common.job_queue import PositionMessage, message_body, read_message
 from functions.common.models import SearchLimits
 from functions.common.positions import MAX_POSITIONS, Position, read_positions
 from tests.jobs_cases import JOB

@@ -1,7 +1,7 @@
 """A batch job's positions: read from a list (FEN strings or {id, fen, moves}), an EPD text or a PGN
 text, and every one checked before anything is queued.
 
-    positions, errors = read_positions(request)   # request: JobRequest (functions/common/jobs.py)
+    positions, errors = read_positions(request)   # request: JobRequest (functions/common/job_models.py)
 
 `errors` is a list of {"field", "reason"} naming each bad position the way the request wrote it:
 `positions[3].fen`, `positions[7].moves[2]`, `epd` with "line 12 (position 11): ...", `pgn` with
