@@ -18,7 +18,7 @@ import sys
 
 from kibitz.template import ROOT, load
 
-LAYER, FUNCTION = "EngineLayer", "AnalyzeFunction"
+FUNCTION = "AnalyzeFunction"
 LAYERS = {"EngineLayer": "layers/engine", "CommonLayer": "layers/common"}  # logical id -> folder with the Makefile
 FUNCTIONS = ("AnalyzeFunction", "JobsFunction", "BatchFunction")
 
