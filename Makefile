@@ -11,11 +11,11 @@ CORE_SOURCES := $(wildcard engine/core/*.py) engine/layout.py engine/params.py e
 SAM_VENV := .venv-sam
 SAM := $(SAM_VENV)/bin/sam
 SAM_INSTALLED := $(SAM_VENV)/.installed
-LINT_PATHS := engine tests benchmarks functions
+LINT_PATHS := engine tests benchmarks functions kibitz
 CURL_EXAMPLE := curl -s -X POST http://127.0.0.1:3000/analyze -H 'Content-Type: application/json' \
 	-d '{\"fen\": \"rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1\", \"movetime_ms\": 500}'
 
-BATCH_EXAMPLE := .venv/bin/kibitz batch submit ../shared/data/bratko_kopec.epd --movetime-ms 200 --wait --format epd
+BATCH_EXAMPLE := .venv/bin/kibitz batch submit tests/data/bratko_kopec.epd --movetime-ms 200 --wait --format epd
 
 .PHONY: all venv build run test lint bench clean sam sam-build
 

@@ -77,7 +77,7 @@ def run_deadline(args):
 
 def solve_suite(name, ms):
     from engine import analyse
-    from engine.fen import parse_epd
+    from engine.epd import parse_epd
 
     solved = total = points = 0
     for line in (DATA / name).read_text().splitlines():

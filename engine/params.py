@@ -38,6 +38,15 @@ PARAMS = [
     ("QsearchTT", 1, 0, 1),  # probe and store the transposition table in quiescence search
     ("QsearchChecks", 1, 0, 1),  # quiet checks (not losing material) at the first quiescence ply
     ("LmrChecks", 0, 0, 1),  # reduce moves that give check (one ply less than other moves); 0: never
+    # search margins (centipawns; "per ply" ones are multiplied by the remaining depth)
+    ("RfpMargin", 75, 0, 300),  # reverse futility: static eval - RfpMargin per ply (less one if improving) >= beta
+    ("RazorBase", 200, 0, 1000),  # razoring: eval + RazorBase + RazorPerPly per ply <= alpha goes to qsearch
+    ("RazorPerPly", 250, 0, 1000),
+    ("FutilityBase", 100, 0, 1000),  # futility: quiet moves skipped when eval + base + per ply <= alpha
+    ("FutilityPerPly", 90, 0, 500),
+    ("SeeQuietMargin", 70, 0, 300),  # SEE pruning: a quiet move losing more than this per ply is skipped
+    ("SeeCaptureMargin", 100, 0, 300),  # and a bad capture losing more than this per ply
+    ("DeltaMargin", 150, 0, 1000),  # delta pruning in qsearch: stand pat + victim + DeltaMargin <= alpha
 ]
 
 INDEX = {name: i for i, (name, *_rest) in enumerate(PARAMS)}
@@ -72,3 +81,11 @@ P_QSEARCH_CHECKS = INDEX["QsearchChecks"]
 P_LMR_CHECKS = INDEX["LmrChecks"]
 P_LMR_HISTORY = INDEX["LmrHistory"]
 P_LMR_HISTORY_MAX = INDEX["LmrHistoryMax"]
+P_RFP_MARGIN = INDEX["RfpMargin"]
+P_RAZOR_BASE = INDEX["RazorBase"]
+P_RAZOR_PER_PLY = INDEX["RazorPerPly"]
+P_FUTILITY_BASE = INDEX["FutilityBase"]
+P_FUTILITY_PER_PLY = INDEX["FutilityPerPly"]
+P_SEE_QUIET_MARGIN = INDEX["SeeQuietMargin"]
+P_SEE_CAPTURE_MARGIN = INDEX["SeeCaptureMargin"]
+P_DELTA_MARGIN = INDEX["DeltaMargin"]

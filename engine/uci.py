@@ -13,16 +13,16 @@ import time
 
 import numpy as np
 
-from engine import bench, native
-from engine.analysis import DEFAULT_HASH_MB, MAX_HASH_MB, StopSignal, analyse, reserve_hash
+from engine import NAME, __version__, analyse, bench, native
 from engine.board import Board, IllegalMoveError
 from engine.fen import STARTPOS, FenError, square_name
 from engine.layout import MAX_MULTIPV
+from engine.limits import DEFAULT_HASH_MB, MAX_HASH_MB
 from engine.moves import to_uci
 from engine.params import PARAMS
+from engine.stop_signal import StopSignal
+from engine.tt_pool import reserve_hash
 
-ENGINE_NAME = "Kibitz"
-ENGINE_VERSION = "0.1.0"
 AUTHOR = "the Kibitz team"
 TUNING = os.environ.get("KIBITZ_TUNING") == "1"
 
@@ -46,20 +46,19 @@ class UciSession:
             self.out.flush()
 
     def handle(self, line):
-        """Handle one command line; returns False when the session should end."""
+        """Handle one command line (COMMANDS says who does what); returns False when the session should end."""
         parts = line.split()
         if not parts:
             return True
-        cmd, args = parts[0], parts[1:]
-        handler = getattr(self, "cmd_" + cmd, None)
-        if handler is None:
+        command = COMMANDS.get(parts[0])
+        if command is None:
             self.send(f"info string unknown command: {line.strip()}")
             return True
-        return handler(args) is not False
+        return command(self, parts[1:]) is not False
 
     # --- commands ------------------------------------------------------------------------------
     def cmd_uci(self, args):
-        self.send(f"id name {ENGINE_NAME} {ENGINE_VERSION}")
+        self.send(f"id name {NAME} {__version__}")
         self.send(f"id author {AUTHOR}")
         self.send(f"option name Hash type spin default {DEFAULT_HASH_MB} min 1 max {MAX_HASH_MB}")
         self.send(f"option name MultiPV type spin default 1 min 1 max {MAX_MULTIPV}")
@@ -115,9 +114,7 @@ class UciSession:
         self.wait()
         try:
             fen, moves = self.parse_position(args)
-            board = Board(fen, capacity=max(512, len(moves) + 64))
-            for text in moves:
-                board.push_uci(text)
+            board = Board.from_moves(fen, moves)
         except (FenError, IllegalMoveError, ValueError) as e:
             self.send(f"info string error: {e}")
             return
@@ -220,6 +217,22 @@ class UciSession:
         self.send(f"info string backend {native.BACKEND} (tables built in {native.TABLE_BUILD_MS:.1f} ms)")
 
 
+# Every command and the method that answers it: UCI's, then the extras (`go perft N` is go's).
+COMMANDS = {
+    "uci": UciSession.cmd_uci,
+    "isready": UciSession.cmd_isready,
+    "setoption": UciSession.cmd_setoption,
+    "ucinewgame": UciSession.cmd_ucinewgame,
+    "position": UciSession.cmd_position,
+    "go": UciSession.cmd_go,
+    "stop": UciSession.cmd_stop,
+    "ponderhit": UciSession.cmd_ponderhit,
+    "quit": UciSession.cmd_quit,
+    "d": UciSession.cmd_d,
+    "bench": UciSession.cmd_bench,
+}
+
+
 def parse_go(args):
     """UCI `go` arguments -> analyse() keyword arguments."""
     limits = {}
@@ -262,10 +275,6 @@ def divide(board, depth):
     counts = np.zeros(256, np.int64)
     n = native.core.divide(native.TABLES, *board.arrays, max(depth, 1), moves, counts)
     return [(int(moves[i]), int(counts[i])) for i in range(n)]
-
-
-def perft(board, depth):
-    return int(native.core.perft(native.TABLES, *board.arrays, depth))
 
 
 def main(argv=None):

@@ -18,8 +18,8 @@ SEED_TOTAL = 6
 
 
 def seed(store):
-    """Create JOB in a results table (functions.common.jobs.Store), unless it is there."""
-    from functions.common.jobs import JOB_SEQ
+    """Create JOB in a results table (functions.common.job_store.Store), unless it is there."""
+    from functions.common.job_store import JOB_SEQ
     from functions.common.models import SearchLimits
 
     if store.ddb.get_item(TableName=store.table, Key=store._key(JOB, JOB_SEQ)).get("Item") is None:

@@ -11,9 +11,9 @@ import sys
 import chess
 import pytest
 
-from functions.local import template
-from functions.local.apigateway import proxy_event
-from functions.local.runtime import FunctionRuntime, LambdaContext
+from kibitz import template
+from kibitz.apigateway import proxy_event
+from kibitz.runtime import FunctionRuntime, LambdaContext
 from tests.api_cases import CASES, check_response, event_files, load_event
 from tests.conftest import ROOT
 
@@ -220,11 +220,13 @@ def test_budget_is_cut_to_the_lambdas_remaining_time(runtime):
     assert body["budget_ms"] == 1000
 
 
-def test_the_longest_allowed_search_answers_before_api_gateway_gives_up(app_module):
-    assert app_module.MAX_MOVETIME_MS + app_module.DEFAULT_SAFETY_MARGIN_MS < 29_000
+def test_the_longest_allowed_search_answers_before_api_gateway_gives_up():
+    from functions.common.budget import DEFAULT_SAFETY_MARGIN_MS
+    from functions.common.models import MAX_MOVETIME_MS
+
+    assert MAX_MOVETIME_MS + DEFAULT_SAFETY_MARGIN_MS < 29_000
     function = template.load()["AnalyzeFunction"]
-    assert function.timeout_s * 1000 - int(function.environment["KIBITZ_SAFETY_MARGIN_MS"]) > \
-        app_module.MAX_MOVETIME_MS
+    assert function.timeout_s * 1000 - int(function.environment["KIBITZ_SAFETY_MARGIN_MS"]) > MAX_MOVETIME_MS
 
 
 def test_hash_size_comes_from_the_environment(runtime, monkeypatch):
@@ -277,9 +279,9 @@ def test_warm_invocations_reuse_the_engine_tables():
     """A fresh process: the import builds the tables once; two invocations build nothing more."""
     code = """
 import contextlib, io, json, sys
-from functions.local import template
-from functions.local.runtime import FunctionRuntime
-from functions.local.apigateway import proxy_event
+from kibitz import template
+from kibitz.runtime import FunctionRuntime
+from kibitz.apigateway import proxy_event
 rt = FunctionRuntime(template.load()["AnalyzeFunction"])
 ev = proxy_event("POST", "/analyze", "", {"Content-Type": "application/json"},
                  json.dumps({"fen": "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1", "movetime_ms": 50}))
@@ -304,9 +306,9 @@ def test_the_docs_cost_nothing_until_asked_for():
     for /swagger, not at init nor for /analyze, good or bad; after it the docs answer as always."""
     code = """
 import contextlib, io, json, sys
-from functions.local import template
-from functions.local.runtime import FunctionRuntime
-from functions.local.apigateway import proxy_event
+from kibitz import template
+from kibitz.runtime import FunctionRuntime
+from kibitz.apigateway import proxy_event
 MODELS = "aws_lambda_powertools.event_handler.openapi.models"
 rt = FunctionRuntime(template.load()["AnalyzeFunction"])
 json_ct = {"Content-Type": "application/json"}
@@ -343,3 +345,17 @@ def test_an_event_that_is_no_api_request_answers_400_naming_the_event(function, 
     body = json.loads(response["body"])
     assert response["statusCode"] == 400 and body["errors"][0]["field"] == "event"
     assert "API Gateway REST proxy event" in body["message"] and body["request_id"]
+
+
+def test_the_api_models_load_no_compiled_engine():
+    """The API's models read the engine's bounds (engine.limits, engine.layout), not its compiled core:
+    importing them (say, in a client or a test) loads neither engine.native nor numba."""
+    code = """
+import json, sys
+import functions.common.models, functions.common.job_models, functions.common.http, functions.common.budget
+heavy = ("engine.native", "engine._compiled", "engine.board", "engine.core", "numba", "llvmlite")
+print(json.dumps(sorted(name for name in sys.modules if name.startswith(heavy))))
+"""
+    proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout.splitlines()[-1]) == []

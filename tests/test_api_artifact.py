@@ -13,8 +13,8 @@ import subprocess
 
 import pytest
 
-from functions.local import artifact
-from functions.local.aws import LocalAWS
+from kibitz import artifact
+from kibitz.aws import LocalAWS
 from tests import api_cases, jobs_cases
 
 pytestmark = pytest.mark.slow
@@ -81,7 +81,9 @@ def test_no_numba_in_the_artifact_and_it_fits_in_lambda(build_dir):
         assert not shipped & {"numba", "llvmlite", "chess", "moto"}, root
     engine = build_dir / "EngineLayer/python/engine"
     assert not (engine / "core").exists() and not (engine / "build.py").exists()
-    assert not (build_dir / "CommonLayer/python/functions/local").exists()
+    assert not list(build_dir.rglob("kibitz")), "the kibitz command is no part of what ships"
+    assert {p.name for p in (build_dir / "CommonLayer/python/functions").iterdir()} <= {"__init__.py", "__pycache__",
+                                                                                          "common"}
 
     def size(path):
         return sum(p.stat().st_size for p in path.rglob("*") if p.is_file())
@@ -94,7 +96,7 @@ def test_no_numba_in_the_artifact_and_it_fits_in_lambda(build_dir):
 @pytest.fixture(scope="module")
 def local_aws():
     """moto on 127.0.0.1 for the built batch functions, with the results table and the queues, and JOB in it."""
-    from functions.common.jobs import Store
+    from functions.common.job_store import Store
 
     aws = LocalAWS(prefix="artifact").start()
     try:

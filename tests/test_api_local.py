@@ -13,7 +13,7 @@ import pytest
 
 from tests.conftest import ROOT
 
-KIBITZ = [sys.executable, "-m", "functions.local.cli"]
+KIBITZ = [sys.executable, "-m", "kibitz.cli"]
 START = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"
 
 

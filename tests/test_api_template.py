@@ -8,7 +8,7 @@ import tomllib
 
 import yaml
 
-from functions.local import template
+from kibitz import template
 from tests.conftest import ROOT
 
 

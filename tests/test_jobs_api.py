@@ -6,10 +6,12 @@ import json
 
 import pytest
 
-from functions.common import jobs
-from functions.common.jobs import JobRequest, PositionMessage, submit
-from functions.local import template
-from functions.local.eventsource import sqs_event
+from functions.common.clients import client
+from functions.common.job_models import JobRequest
+from functions.common.job_queue import PositionMessage
+from functions.common.job_submit import submit
+from kibitz import template
+from kibitz.eventsource import sqs_event
 from tests import api_cases, jobs_cases
 from tests.batch_support import START, stack, wac
 
@@ -62,13 +64,13 @@ def queued(s, max_messages=1000):
 def test_a_job_is_recorded_and_each_position_queued_once_in_batches_of_ten(s):
     queued(s)  # whatever earlier tests left
     calls = []
-    client = jobs.client("sqs")
-    client.meta.events.register("provide-client-params.sqs.SendMessageBatch",
-                                lambda params, **_: calls.append(len(params["Entries"])))
+    sqs = client("sqs")
+    sqs.meta.events.register("provide-client-params.sqs.SendMessageBatch",
+                             lambda params, **_: calls.append(len(params["Entries"])))
     try:
         status, body = s.post({"positions": wac(23), "movetime_ms": 200, "depth": 3})
     finally:
-        client.meta.events.unregister("provide-client-params.sqs.SendMessageBatch")
+        sqs.meta.events.unregister("provide-client-params.sqs.SendMessageBatch")
     assert status == 202 and body["total"] == body["queued"] == 23, body
     assert calls == [10, 10, 3]
     job = s.store.job(body["job_id"])
@@ -106,7 +108,7 @@ def test_bad_submissions_name_the_position_and_queue_nothing(s, body, status, fi
 
 
 def test_form_bodies_are_refused_with_415(s):
-    from functions.local.apigateway import proxy_event
+    from kibitz.apigateway import proxy_event
 
     response = s.call(proxy_event("POST", "/jobs", headers={"Content-Type": "application/x-www-form-urlencoded"},
                                   body="positions=x"))

@@ -1,7 +1,10 @@
 """Alpha-beta search: negamax with PVS, quiescence, transposition table, pruning and reductions.
 
 One call to iterate() searches one depth of iterative deepening (every multipv line, each inside an
-aspiration window); engine/analysis.py drives the iterations, reads the lines and reports them.
+aspiration window); engine/deepening.py drives the iterations, engine/readout.py reads the lines.
+
+The pruning margins are parameters (engine/params.py, read from S[S_PARAMS + P_...]), so that
+benchmarks/ab.py can tune them without a rebuild.
 
 The deadline, node limit and stop flag (ctl[C_DEADLINE], ctl[C_NODE_LIMIT], ctl[C_STOP]) are checked
 inside the tree; once one trips, ctl[C_ABORTED] is set, every frame returns at once, and the caller
@@ -18,7 +21,7 @@ from engine.core import nnue
 from engine.core.evaluation import evaluate
 from engine.core.intrinsics import monotonic_ns, popcount
 from engine.core.movegen import check_squares, checkers_of, generate, gives_check, quiet_gives_check
-from engine.core.position import make_move, make_null, unmake_move, unmake_null
+from engine.core.position import make_move, make_null, move_flag, move_from, move_to, unmake_move, unmake_null
 from engine.core.see import SEE_VALUE, see_ge
 from engine.core.signatures import POS, TABLES, recursive
 from engine.core.transposition import (
@@ -94,7 +97,10 @@ from engine.layout import (
 )
 from engine.params import (
     P_ASPIRATION,
+    P_DELTA_MARGIN,
     P_FUTILITY,
+    P_FUTILITY_BASE,
+    P_FUTILITY_PER_PLY,
     P_LMP,
     P_LMR,
     P_LMR_CHECKS,
@@ -104,8 +110,13 @@ from engine.params import (
     P_NULL_MOVE,
     P_QSEARCH_CHECKS,
     P_QSEARCH_TT,
+    P_RAZOR_BASE,
+    P_RAZOR_PER_PLY,
     P_RFP,
+    P_RFP_MARGIN,
+    P_SEE_CAPTURE_MARGIN,
     P_SEE_PRUNING,
+    P_SEE_QUIET_MARGIN,
 )
 
 # Late-move pruning: quiet moves searched before the rest are skipped, by [improving][depth].
@@ -217,9 +228,9 @@ def _pick(S, mb, sb, i, n):
 @njit(inline="always")
 def _capture_order(T, bb, board, m):
     """MVV-LVA for a capture or promotion, and whether it holds its ground (SEE >= 0)."""
-    frm = m & 63
-    to = (m >> 6) & 63
-    flag = (m >> 12) & 15
+    frm = move_from(m)
+    to = move_to(m)
+    flag = move_flag(m)
     attacker = board[frm] & 7
     victim = PAWN if flag == F_EP_CAPTURE else (board[to] & 7 if flag & F_CAPTURE else 0)
     mvv = SEE_VALUE[victim] * 8 - attacker
@@ -239,7 +250,7 @@ def _score_moves(T, bb, board, S, mb, sb, n, tt_move, ply, counter):
         m = S[mb + i]
         if m == tt_move:
             S[sb + i] = ORDER_TT
-        elif (m >> 12) & (F_CAPTURE | F_PROMO):
+        elif move_flag(m) & (F_CAPTURE | F_PROMO):
             mvv, good = _capture_order(T, bb, board, m)
             S[sb + i] = (ORDER_GOOD_CAPTURE if good else ORDER_BAD_CAPTURE) + mvv
         elif m == k1:
@@ -249,7 +260,7 @@ def _score_moves(T, bb, board, S, mb, sb, n, tt_move, ply, counter):
         elif m == counter:
             S[sb + i] = ORDER_COUNTER
         else:
-            S[sb + i] = S[S_HISTORY + board[m & 63] * 64 + ((m >> 6) & 63)]
+            S[sb + i] = S[S_HISTORY + board[move_from(m)] * 64 + move_to(m)]
 
 
 @njit(inline="always")
@@ -262,11 +273,11 @@ def _reward_quiet(S, board, ply, depth, m, mb, tried, cidx):
     if cidx >= 0:
         S[cidx] = m
     bonus = min(8 * depth * depth, 1600)
-    _history_update(S, S_HISTORY + board[m & 63] * 64 + ((m >> 6) & 63), bonus)
+    _history_update(S, S_HISTORY + board[move_from(m)] * 64 + move_to(m), bonus)
     for j in range(tried):
         q = S[mb + j]
-        if not ((q >> 12) & (F_CAPTURE | F_PROMO)):
-            _history_update(S, S_HISTORY + board[q & 63] * 64 + ((q >> 6) & 63), -bonus)
+        if not (move_flag(q) & (F_CAPTURE | F_PROMO)):
+            _history_update(S, S_HISTORY + board[move_from(q)] * 64 + move_to(q), -bonus)
 
 
 @recursive(f"i8({SEARCH_ARGS}, i8, i8, i8, i8)")
@@ -319,7 +330,7 @@ def qsearch(T, bb, board, st, keys, undo, tt, S, ctl, NET, ACC, ply, alpha, beta
         kept = 0
         for i in range(n):
             m = S[mb + i]
-            flag = (m >> 12) & 15
+            flag = move_flag(m)
             if flag & (F_CAPTURE | F_PROMO):
                 if (flag & F_PROMO) and (flag & 3) != 3:
                     continue
@@ -338,14 +349,14 @@ def qsearch(T, bb, board, st, keys, undo, tt, S, ctl, NET, ACC, ply, alpha, beta
     old_alpha = alpha
     for i in range(n):
         m = _pick(S, mb, sb, i, n)
-        if not in_check and (m >> 12) & (F_CAPTURE | F_PROMO):
-            flag = (m >> 12) & 15
+        flag = move_flag(m)
+        if not in_check and flag & (F_CAPTURE | F_PROMO):
             order = S[sb + i]
             futile = False
             if not (flag & F_PROMO):
-                victim = PAWN if flag == F_EP_CAPTURE else board[(m >> 6) & 63] & 7
+                victim = PAWN if flag == F_EP_CAPTURE else board[move_to(m)] & 7
                 # Delta pruning: even winning the piece cannot lift the score to alpha.
-                futile = stand + SEE_VALUE[victim] + 150 <= alpha
+                futile = stand + SEE_VALUE[victim] + S[S_PARAMS + P_DELTA_MARGIN] <= alpha
             # Captures that lose material (SEE < 0) are skipped too; but never a check, it may mate.
             if futile or order < 0 or (order == ORDER_TT and not see_ge(T, bb, board, m, 0)):
                 if not gives_check(T, bb, board, st, m):
@@ -426,7 +437,8 @@ def negamax(T, bb, board, st, keys, undo, tt, S, ctl, NET, ACC, ply, depth, alph
 
     if not pv_node and not in_check and not root:
         # Reverse futility: far enough above beta that a shallow search will not fall back.
-        if S[P + P_RFP] and depth <= 8 and ev - 75 * (depth - improving) >= beta and abs(ev) < MATE_BOUND:
+        if (S[P + P_RFP] and depth <= 8 and ev - S[P + P_RFP_MARGIN] * (depth - improving) >= beta
+                and abs(ev) < MATE_BOUND):
             return ev
         # Null move: give the opponent a free move; if we still beat beta, the node is a cut.
         # Not without pieces (zugzwang is common in pawn endings) and never twice in a row.
@@ -450,7 +462,7 @@ def negamax(T, bb, board, st, keys, undo, tt, S, ctl, NET, ACC, ply, depth, alph
             if score >= beta:
                 return beta if score >= MATE_BOUND else score
         # Razoring: hopeless at low depth unless a capture sequence saves it.
-        if depth <= 3 and ev + 200 + 250 * depth <= alpha:
+        if depth <= 3 and ev + S[P + P_RAZOR_BASE] + S[P + P_RAZOR_PER_PLY] * depth <= alpha:
             q = qsearch(T, bb, board, st, keys, undo, tt, S, ctl, NET, ACC, ply, alpha, alpha + 1, 0)
             if q <= alpha:
                 return q
@@ -469,7 +481,7 @@ def negamax(T, bb, board, st, keys, undo, tt, S, ctl, NET, ACC, ply, depth, alph
     if st[ST_PLY] > 0:
         prev = undo[st[ST_PLY] - 1, U_MOVE]
         if prev != MOVE_NONE:
-            pto = (prev >> 6) & 63
+            pto = move_to(prev)
             cidx = S_COUNTER + board[pto] * 64 + pto
             counter = S[cidx]
     _score_moves(T, bb, board, S, mb, sb, n, tt_move, ply, counter)
@@ -488,7 +500,7 @@ def negamax(T, bb, board, st, keys, undo, tt, S, ctl, NET, ACC, ply, depth, alph
                     skip = True
             if skip:
                 continue
-        flag = (m >> 12) & 15
+        flag = move_flag(m)
         quiet = not (flag & (F_CAPTURE | F_PROMO))
         order = S[sb + i]
         check = -1  # gives_check(), computed only when a pruning or reduction decision needs it
@@ -497,11 +509,14 @@ def negamax(T, bb, board, st, keys, undo, tt, S, ctl, NET, ACC, ply, depth, alph
             if quiet:
                 if S[P + P_LMP] and quiets >= LMP[improving, depth]:
                     prune = True
-                elif S[P + P_FUTILITY] and depth <= 6 and not in_check and ev + 100 + 90 * depth <= alpha:
+                elif (S[P + P_FUTILITY] and depth <= 6 and not in_check
+                      and ev + S[P + P_FUTILITY_BASE] + S[P + P_FUTILITY_PER_PLY] * depth <= alpha):
                     prune = True
-                elif S[P + P_SEE_PRUNING] and depth <= 6 and not see_ge(T, bb, board, m, -70 * depth):
+                elif (S[P + P_SEE_PRUNING] and depth <= 6
+                      and not see_ge(T, bb, board, m, -S[P + P_SEE_QUIET_MARGIN] * depth)):
                     prune = True
-            elif S[P + P_SEE_PRUNING] and depth <= 6 and order < 0 and not see_ge(T, bb, board, m, -100 * depth):
+            elif (S[P + P_SEE_PRUNING] and depth <= 6 and order < 0
+                  and not see_ge(T, bb, board, m, -S[P + P_SEE_CAPTURE_MARGIN] * depth)):
                 prune = True
             if prune:
                 check = 1 if gives_check(T, bb, board, st, m) else 0

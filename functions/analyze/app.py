@@ -12,11 +12,9 @@ Configuration (environment variables declared in template.yaml):
     POWERTOOLS_*              service name, metrics namespace, log level (Powertools reads them)
 """
 
-import gc
+from functions.common import init_phase
 
-# No collections while init imports and builds: it makes ~80,000 objects and frees almost none, and
-# the collector walked them for ~30 ms of a cold start. gc.freeze() at the end hands them over.
-gc.disable()
+init_phase.begin()  # no collections while the imports below make their objects (functions/common/init_phase.py)
 
 import os
 from typing import Annotated
@@ -24,35 +22,27 @@ from typing import Annotated
 from aws_lambda_powertools import Logger, Metrics, Tracer
 from aws_lambda_powertools.event_handler.api_gateway import APIGatewayRestResolver, CORSConfig
 from aws_lambda_powertools.event_handler.openapi.params import Body, Query
-from aws_lambda_powertools.logging import correlation_paths
 from aws_lambda_powertools.metrics import MetricUnit
 
 import engine
-from engine.analysis import analyse
-from engine.board import IllegalMoveError
+from engine import analyse
+from engine.board import IllegalMoveError  # loads the compiled engine and builds its tables: in the init phase
 from engine.fen import FenError
-from functions.common.http import SwaggerOnDemand, install_error_handlers, not_a_proxy_event
-from functions.common.models import (  # noqa: F401 (MAX_*, DEFAULT_*: the limits, read by tests and docs)
-    DEFAULT_MOVETIME_MS,
-    DEFAULT_SAFETY_MARGIN_MS,
+from functions.common.budget import budget_ms, hash_size_mb
+from functions.common.http import (
     MAX_BODY_BYTES,
-    MAX_MOVETIME_MS,
-    Analysis,
-    AnalyzeBody,
-    AnalyzeQuery,
     InputError,
-    answer,
-    error_responses,
-    hash_size_mb,
-    read_json_body,
+    SwaggerOnDemand,
+    api_handler,
+    install_error_handlers,
+    json_body_reader,
+    known_query,
+    refuse_form_bodies,
 )
-from functions.common.models import budget_ms as _budget_ms
+from functions.common.models import AnalysisAnswer, AnalyzeBody, AnalyzeQuery, error_responses
 
-RESPONSES = {200: {"description": "the analysis", "content": {"application/json": {"model": Analysis}}}} | \
+RESPONSES = {200: {"description": "the analysis", "content": {"application/json": {"model": AnalysisAnswer}}}} | \
     error_responses(400, 413, 415, 422)
-
-# --- the function ---------------------------------------------------------------------------------
-
 
 logger = Logger()
 tracer = Tracer(auto_patch=False)  # the function calls no AWS service: nothing to patch
@@ -60,29 +50,25 @@ metrics = Metrics(namespace=os.environ.get("POWERTOOLS_METRICS_NAMESPACE", "Kibi
 app = APIGatewayRestResolver(
     enable_validation=True,
     cors=CORSConfig(allow_origin=os.environ.get("CORS_ORIGIN", "*"), max_age=600),
-    json_body_deserializer=read_json_body,
+    json_body_deserializer=json_body_reader(MAX_BODY_BYTES),
 )
-docs = SwaggerOnDemand(app, path="/swagger", title="Kibitz analysis API", version=engine.__version__,
-                       description="Best move, score and principal variation of a chess position. See README.md.")
+install_error_handlers(app, logger, metrics)  # every error answers JSON naming the field and the reason
 
 
-@app.post("/analyze", summary="Analyse a position (JSON body)", responses=RESPONSES)
-def analyze_post(request: Annotated[AnalyzeBody, Body()]) -> Analysis:
+@app.post("/analyze", summary="Analyse a position (JSON body)", responses=RESPONSES, middlewares=[refuse_form_bodies])
+def analyze_post(request: Annotated[AnalyzeBody, Body()]) -> AnalysisAnswer:
     return run(request)
 
 
-@app.get("/analyze", summary="Analyse a position (query parameters)", responses=RESPONSES)
-def analyze_get(request: Annotated[AnalyzeQuery, Query()]) -> Analysis:
-    unknown = sorted(set(app.current_event.query_string_parameters or {}) - set(AnalyzeQuery.model_fields))
-    if unknown:
-        raise InputError(422, unknown[0], "unknown query parameter; expected one of "
-                         + ", ".join(AnalyzeQuery.model_fields))
+@app.get("/analyze", summary="Analyse a position (query parameters)", responses=RESPONSES,
+         middlewares=[known_query(*AnalyzeQuery.model_fields)])
+def analyze_get(request: Annotated[AnalyzeQuery, Query()]) -> AnalysisAnswer:
     return run(request)
 
 
 @tracer.capture_method
 def run(request):
-    budget = budget_ms(request.movetime_ms)
+    budget = budget_ms(request.movetime_ms, app.lambda_context.get_remaining_time_in_millis())
     hash_mb = hash_size_mb(budget)
     try:
         found = analyse(request.fen, request.moves, movetime_ms=budget, depth=request.depth, nodes=request.nodes,
@@ -98,31 +84,16 @@ def run(request):
     metrics.add_metric("Budget", MetricUnit.Milliseconds, budget)
     logger.info("analysed", extra={"fen": found.fen, "depth": found.depth, "nodes": found.nodes,
                                    "time_ms": found.time_ms, "budget_ms": budget, "game_over": found.terminal})
-    return answer(found, budget, hash_mb)
+    return AnalysisAnswer.of(found, budget, hash_mb)
 
 
-def budget_ms(movetime_ms):
-    """The search deadline: the request's movetime, cut to what the Lambda has left less a margin."""
-    return _budget_ms(movetime_ms, app.lambda_context.get_remaining_time_in_millis())
+docs = SwaggerOnDemand(app, path="/swagger", title="Kibitz analysis API", version=engine.__version__,
+                       description="Best move, score and principal variation of a chess position. See README.md.")
 
 
-# --- errors: every one answers JSON naming the field and the reason (functions/common/http.py) ------
-
-error_response = install_error_handlers(app, logger, metrics)
-
-
-@logger.inject_lambda_context(correlation_id_path=correlation_paths.API_GATEWAY_REST)
-@tracer.capture_lambda_handler
-@metrics.log_metrics(capture_cold_start_metric=True)
+@api_handler(logger, tracer, metrics, docs=docs)
 def lambda_handler(event, context):
-    if (rejected := not_a_proxy_event(event, context)) is not None:
-        return rejected
-    docs.prepare(event)
     return app.resolve(event, context)
 
 
-# Everything the init phase made (Powertools, pydantic's schemas, the engine's tables) lives as long as
-# the container: out of the collector's sight, a full collection in a request no longer walks it all
-# (a 150 ms outlier in 600 warm requests before, none after). Then the collector is back on.
-gc.freeze()
-gc.enable()
+init_phase.end()

@@ -11,8 +11,8 @@ import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import urlsplit
 
-from functions.local.apigateway import Router, decode_response, proxy_event
-from functions.local.runtime import FunctionRuntime
+from kibitz.apigateway import Router, decode_response, proxy_event
+from kibitz.runtime import FunctionRuntime
 
 MAX_BODY_BYTES = 10 * 1024 * 1024  # API Gateway's payload limit
 

@@ -1,13 +1,15 @@
-"""A small PGN reader: the games of a PGN text, each as its tags and its main line in UCI.
+"""PGN: a small reader (the games of a PGN text, each as its tags and its main line in UCI), and move
+numbers as PGN writes them.
 
     for game in read_games(text):
         game.number, game.tags, game.start_fen, game.moves   # moves: UCI, legal, main line only
+    movetext(fen, ["Nf3", "d5", "c4"])                        # "1. Nf3 d5 2. c4"
 
 Enough of the PGN standard (export and import formats) for game collections: tag pairs, SAN
 movetext with move numbers, `{comments}`, `; comments`, `%` escape lines, `(variations)` (skipped,
 nested), NAGs (`$14`) and suffix annotations (`!?`), results (`1-0`, `0-1`, `1/2-1/2`, `*`), and
 `[SetUp "1"] [FEN "..."]` starting positions. SAN is matched against the engine's legal moves
-(engine.board.Board), so a move that is illegal or ambiguous is an error naming the game and the
+(engine.san.parse_san), so a move that is illegal or ambiguous is an error naming the game and the
 move. Chess960 and other variants are refused.
 
 python-chess reads PGN too, but it is GPL-licensed: it is this project's test oracle only and must
@@ -36,13 +38,7 @@ class Game:
     tags: dict
     start_fen: str
     moves: list  # UCI, the main line
-    sans: list  # the same moves in SAN, as written (normalised: no annotations)
     result: str | None
-
-    @property
-    def title(self):
-        white, black = self.tags.get("White", "?"), self.tags.get("Black", "?")
-        return f"{white} - {black}"
 
 
 _TOKEN = re.compile(r"""
@@ -59,11 +55,6 @@ _TOKEN = re.compile(r"""
     | (?P<space>\s+)
     | (?P<other>.)
 """, re.X)
-
-_SAN = re.compile(r"^(?P<piece>[NBRQK])?(?P<file>[a-h])?(?P<rank>[1-8])?(?P<capture>x)?(?P<to>[a-h][1-8])"
-                  r"(?:=?(?P<promo>[NBRQ]))?(?P<check>[+#])?$")
-_CASTLE = re.compile(r"^(?P<side>O-O-O|O-O|0-0-0|0-0)(?P<check>[+#])?$")
-
 
 def _strip_escapes(text):
     """Drop `%` escape lines (the standard's line-start escape mechanism)."""
@@ -122,6 +113,8 @@ def read_games(text, max_plies=MAX_GAME_PLIES):
 def _replay(number, tags, tokens, result, max_plies):
     from engine.board import Board
     from engine.fen import FenError
+    from engine.moves import to_uci
+    from engine.san import SanError, parse_san
 
     variant = tags.get("Variant", "standard").lower()
     if variant not in ("standard", "chess", "normal", ""):
@@ -134,64 +127,32 @@ def _replay(number, tags, tokens, result, max_plies):
     fen = board.fen()
     if len(tokens) > max_plies:
         raise PgnError(number, f"{len(tokens)} moves; the limit is {max_plies} per game")
-    moves, sans = [], []
+    moves = []
     for ply, token in enumerate(tokens):
-        label = _move_label(fen, ply, token)
-        move = match_san(board, token, label, number)
-        moves.append(board.uci(move))
-        sans.append(token.rstrip("!?"))
+        try:
+            move = parse_san(board, token)
+        except SanError as e:
+            raise PgnError(number, f"move {move_label(fen, ply, token)}: {e}") from None
+        moves.append(to_uci(move))
         board.push(move)
-    return Game(number=number, tags=tags, start_fen=fen, moves=moves, sans=sans, result=result)
+    return Game(number=number, tags=tags, start_fen=fen, moves=moves, result=result)
 
 
-def _move_label(start_fen, ply, token):
-    """`12. Nf3` / `12... Nf6` for error messages."""
-    fields = start_fen.split()
-    black_first = fields[1] == "b"
-    fullmove = int(fields[5]) if len(fields) > 5 else 1
-    k = ply + black_first
-    return f"{fullmove + k // 2}{'.' if k % 2 == 0 else '...'} {token}"
+def move_number(fen, ply):
+    """(fullmove number, whether Black plays it) of the move at `ply` (from 0) of a game started at fen."""
+    fields = fen.split()
+    k = ply + (fields[1] == "b")
+    return (int(fields[5]) if len(fields) > 5 else 1) + k // 2, k % 2 == 1
 
 
-def match_san(board, token, label="", game=1):
-    """The legal move of `board` that SAN `token` names; PgnError if none or several do."""
-    from engine.layout import F_KING_CASTLE, F_QUEEN_CASTLE, PAWN, PIECE_CHARS
-    from engine.moves import move_flag, move_from, move_to, promotion_type
+def move_label(fen, ply, san):
+    """`12. Nf3` or `12... Nf6`: the move at `ply` of a game started at fen, numbered (error messages)."""
+    number, black = move_number(fen, ply)
+    return f"{number}{'...' if black else '.'} {san}"
 
-    text = token.rstrip("!?")
-    where = f"move {label or token}"
-    if text == "--":
-        raise PgnError(game, f"{where}: null moves are not supported")
-    legal = board.legal_moves()
-    castle = _CASTLE.match(text)
-    if castle:
-        flag = F_QUEEN_CASTLE if castle.group("side") in ("O-O-O", "0-0-0") else F_KING_CASTLE
-        found = [m for m in legal if move_flag(m) == flag]
-    else:
-        san = _SAN.match(text)
-        if not san:
-            raise PgnError(game, f"{where}: not a move in SAN (like e4, Nf3, exd5, O-O, e8=Q)")
-        piece = "PNBRQK".index(san.group("piece") or "P") + PAWN
-        to = "abcdefgh".index(san.group("to")[0]) + 8 * (int(san.group("to")[1]) - 1)
-        promo = san.group("promo")
-        found = []
-        for m in legal:
-            frm = move_from(m)
-            if move_to(m) != to or board.piece_at(frm) & 7 != piece:
-                continue
-            if move_flag(m) in (F_KING_CASTLE, F_QUEEN_CASTLE):
-                continue
-            if san.group("file") and "abcdefgh"[frm & 7] != san.group("file"):
-                continue
-            if san.group("rank") and str((frm >> 3) + 1) != san.group("rank"):
-                continue
-            p = promotion_type(m)
-            if (PIECE_CHARS[p] if p else None) != promo:
-                continue
-            found.append(m)
-    if not found:
-        raise PgnError(game, f"{where}: not legal in {board.fen()}")
-    if len(found) > 1:
-        raise PgnError(game, f"{where}: ambiguous in {board.fen()} (" +
-                       ", ".join(board.uci(m) for m in found) + ")")
-    return found[0]
+
+def movetext(fen, sans):
+    """SAN moves played from fen, numbered as PGN writes them: `12. Nf3 d5 13. c4`, or `12... d5 13. c4`
+    when Black moves first."""
+    return " ".join(move_label(fen, ply, san) if ply == 0 or not move_number(fen, ply)[1] else san
+                    for ply, san in enumerate(sans))

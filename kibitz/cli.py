@@ -3,11 +3,11 @@
     kibitz invoke AnalyzeFunction -e events/analyze-post.json   # like `sam local invoke`
     kibitz serve [--port 3000]                                   # like `sam local start-api`, + SQS/DynamoDB
     kibitz analyze FEN [--movetime-ms N] [--moves ...]          # a readable analysis
-    kibitz batch submit FILE / kibitz batch results JOB_ID      # batch jobs (functions/local/batch_client.py)
+    kibitz batch submit FILE / kibitz batch results JOB_ID      # batch jobs (kibitz/batch_client.py)
 
 Each verb is a module-level function registered in COMMANDS with its argument set-up; `serve` serves
 every Api route in template.yaml, and runs the queues, tables and SQS event sources the template
-declares (embedded moto and local pollers, or AWS: functions/local/backend.py).
+declares (embedded moto and local pollers, or AWS: kibitz/services.py).
 """
 
 import argparse
@@ -16,9 +16,9 @@ import json
 import pathlib
 import sys
 
-from functions.local import template
-from functions.local.apigateway import proxy_event
-from functions.local.runtime import FunctionRuntime
+from kibitz import template
+from kibitz.apigateway import proxy_event
+from kibitz.runtime import FunctionRuntime
 
 ANALYZE_FUNCTION = "AnalyzeFunction"
 
@@ -45,13 +45,13 @@ def invoke(args):
         event = json.loads(pathlib.Path(args.event).read_text())
     else:
         event = {}
-    backend = None
-    if _needs_backend(functions[args.function]):
-        from functions.local.backend import Backend
+    services = None
+    if _needs_services(functions[args.function]):
+        from kibitz.services import Services
 
-        backend = Backend(args.template, pollers=0, quiet=True).start()
-        functions = backend.functions
-        if backend.mode == "embedded":
+        services = Services(args.template, pollers=0, quiet=True).start()
+        functions = services.functions
+        if services.mode == "embedded":
             print("kibitz: the template's queues and tables are embedded (moto, empty: a job the event names does "
                   "not exist); set KIBITZ_JOBS_TABLE and KIBITZ_JOBS_QUEUE_URL to use AWS", file=sys.stderr)
     try:
@@ -59,19 +59,19 @@ def invoke(args):
         with contextlib.redirect_stdout(sys.stderr):  # the function's logs go to stderr, the answer to stdout
             response = runtime.invoke(event)
     finally:
-        if backend is not None:
-            backend.stop()
+        if services is not None:
+            services.stop()
     print(json.dumps(response, indent=2))
 
 
-def _needs_backend(function):
+def _needs_services(function):
     """A function with an SQS event, or one whose environment names a template resource (a table, a queue)."""
     return bool(function.sqs_events) or any(
         name in ("KIBITZ_JOBS_TABLE", "KIBITZ_JOBS_QUEUE_URL") for name in _raw_environment(function.name))
 
 
 def _raw_environment(name):
-    from functions.local.template import _document
+    from kibitz.template import _document
 
     doc, _ = _document(template.TEMPLATE)
     props = (doc.get("Resources") or {}).get(name, {}).get("Properties") or {}
@@ -101,24 +101,24 @@ def _interrupt(signum, frame):
 def serve(args):
     import signal
 
-    from functions.local.backend import Backend
-    from functions.local.server import make_server
+    from kibitz.server import make_server
+    from kibitz.services import Services
 
     signal.signal(signal.SIGTERM, _interrupt)  # stop as on Ctrl-C: the pollers and moto go too
-    backend = Backend(args.template, pollers=args.pollers, visibility_timeout_s=args.visibility_timeout,
+    services = Services(args.template, pollers=args.pollers, visibility_timeout_s=args.visibility_timeout,
                       max_receive_count=args.max_receive_count)
     server = None
     try:
-        backend.start(pollers=False)
-        functions = backend.functions
+        services.start(pollers=False)
+        functions = services.functions
         server = make_server(functions, args.host, args.port)
         host, port = server.server_address[:2]
         print(f"kibitz: serving {args.template} on http://{host}:{port} (Ctrl-C stops)", file=sys.stderr)
         for name, fn in functions.items():
             for route in fn.routes:
                 print(f"  {route.method:6} http://{host}:{port}{route.path}  -> {name}", file=sys.stderr)
-        backend.start_pollers()  # after the banner: their output (the function's logs) follows it
-        for line in backend.describe():
+        services.start_pollers()  # after the banner: their output (the function's logs) follows it
+        for line in services.describe():
             print(line, file=sys.stderr)
         server.serve_forever()
     except KeyboardInterrupt:
@@ -126,7 +126,7 @@ def serve(args):
     finally:
         if server is not None:
             server.server_close()
-        backend.stop()
+        services.stop()
 
 
 # --- analyze --------------------------------------------------------------------------------------
@@ -178,22 +178,9 @@ def score_text(score):
     return f"{score['cp'] / 100:+.2f}"
 
 
-def numbered(fen, sans):
-    """SAN moves with move numbers: 12. Nf3 d5 13. ... (or 12... d5 when Black starts)."""
-    fields = fen.split()
-    number, black = int(fields[5]) if len(fields) > 5 else 1, fields[1] == "b"
-    out = []
-    for san in sans:
-        if not black:
-            out.append(f"{number}. {san}")
-        else:
-            out.append(f"{number}... {san}" if not out else san)
-            number += 1
-        black = not black
-    return " ".join(out)
-
-
 def readable(a):
+    from engine.pgn import movetext
+
     lines = [f"Position  {a['fen']}  ({a['side_to_move']} to move)"]
     if a["game_over"]:
         lines.append(f"Game over: {a['game_over']} ({a['result']})")
@@ -205,19 +192,19 @@ def readable(a):
     lines.append(f"Search    depth {a['depth']}/{a['seldepth']}, {a['nodes']:,} nodes in {a['time_ms']} ms "
                  f"({a['nps']:,} nps, budget {a['budget_ms']} ms, {a['engine']['backend']})")
     for line in a["lines"]:
-        pv = numbered(a["fen"], line["pv_san"])
+        pv = movetext(a["fen"], line["pv_san"])
         lines.append(f"  {line['multipv']}. {score_text(line['score_white']):>10}  {pv}")
     return "\n".join(lines)
 
 
 def add_batch(p):
-    from functions.local.batch_client import add_batch as add
+    from kibitz.batch_client import add_batch as add
 
     add(p)
 
 
 def batch(args):
-    from functions.local.batch_client import batch as run
+    from kibitz.batch_client import batch as run
 
     return run(args)
 

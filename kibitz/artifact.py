@@ -16,9 +16,9 @@ import shutil
 import subprocess
 import sys
 
-from functions.local.template import ROOT, load
+from kibitz.template import ROOT, load
 
-LAYER, FUNCTION = "EngineLayer", "AnalyzeFunction"
+FUNCTION = "AnalyzeFunction"
 LAYERS = {"EngineLayer": "layers/engine", "CommonLayer": "layers/common"}  # logical id -> folder with the Makefile
 FUNCTIONS = ("AnalyzeFunction", "JobsFunction", "BatchFunction")
 
@@ -57,8 +57,8 @@ def clean_python(venv_dir):
 
 def lambda_environment(function=FUNCTION, resources=None):
     """The variables Lambda would give a function (template values, then the runtime's own); `resources`
-    resolves the ones naming a table or a queue (functions/local/aws.py)."""
-    from functions.local.runtime import FunctionRuntime
+    resolves the ones naming a table or a queue (kibitz/aws.py)."""
+    from kibitz.runtime import FunctionRuntime
 
     return FunctionRuntime(load(resources=resources)[function]).environment()
 

@@ -96,9 +96,6 @@ class Router:
                 found = found or candidate
         return found
 
-    def knows_path(self, path):
-        return any(pattern.match(path) for _, pattern, _ in self.routes)
-
 
 def decode_response(response):
     """(status, [(header, value)], body bytes) from a proxy-integration response."""

@@ -1,8 +1,8 @@
 """The template's queues and tables for `kibitz serve` / `kibitz invoke`: embedded, or AWS.
 
 Embedded (the default): moto's server on 127.0.0.1 with the template's queues and tables
-(functions/local/aws.py), this process's boto3 pointed at it, and the SQS event source mappings
-played by local pollers (functions/local/eventsource.py) invoking the same handlers.
+(kibitz/aws.py), this process's boto3 pointed at it, and the SQS event source mappings
+played by local pollers (kibitz/eventsource.py) invoking the same handlers.
 
 AWS (or any endpoint): when KIBITZ_JOBS_TABLE and KIBITZ_JOBS_QUEUE_URL are set (say, to the stack's
 JobsTableName and JobsQueueUrl outputs), nothing is embedded: the functions use them with the usual
@@ -10,11 +10,10 @@ boto3 credentials, region and AWS_ENDPOINT_URL, and the pollers (unless --poller
 """
 
 import os
-import sys
 
-from functions.local import template
-from functions.local.aws import LocalAWS
-from functions.local.eventsource import SqsEventSource
+from kibitz import template
+from kibitz.aws import LocalAWS
+from kibitz.eventsource import SqsEventSource
 
 EXTERNAL = ("KIBITZ_JOBS_TABLE", "KIBITZ_JOBS_QUEUE_URL")
 
@@ -24,7 +23,7 @@ def uses_resources(path=template.TEMPLATE):
     return bool(template.queues(path) or template.tables(path))
 
 
-class Backend:
+class Services:
     def __init__(self, template_path=template.TEMPLATE, pollers=None, visibility_timeout_s=None,
                  max_receive_count=None, log=None, quiet=False):
         self.template_path = template_path
@@ -114,7 +113,3 @@ class Backend:
 
     def __exit__(self, *exc):
         self.stop()
-
-
-def note(text):
-    print(f"kibitz: {text}", file=sys.stderr)

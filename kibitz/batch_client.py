@@ -10,7 +10,7 @@ FEN a line, optionally followed by `moves` and UCI moves; blank lines and # comm
 
 Through the API (--url, default $KIBITZ_URL or http://127.0.0.1:3000, where `kibitz serve` listens),
 or straight to AWS (--queue-url and --table, or $KIBITZ_JOBS_QUEUE_URL and $KIBITZ_JOBS_TABLE): the
-same checks, job record and SendMessageBatch calls as the API's (functions/common/jobs.py), with
+same checks, job record and SendMessageBatch calls as the API's (functions/common/job_submit.py), with
 your own credentials.
 """
 
@@ -121,7 +121,7 @@ class DirectApi:
     """The same work as JobsFunction, done here with this process's AWS credentials."""
 
     def __init__(self, table, queue_url=None):
-        from functions.common.jobs import Store
+        from functions.common.job_store import Store
 
         self.store = Store(table)
         self.queue_url = queue_url
@@ -129,9 +129,9 @@ class DirectApi:
     def submit(self, body):
         from pydantic import ValidationError
 
-        from functions.common.http import field_name
-        from functions.common.jobs import JobRequest, submit
-        from functions.common.models import InputError
+        from functions.common.http import InputError, field_name
+        from functions.common.job_models import JobRequest
+        from functions.common.job_submit import submit
 
         try:
             request = JobRequest.model_validate(body)
@@ -242,33 +242,31 @@ def to_csv(results):
     return out.getvalue()
 
 
-def _epd_quote(text):
-    return '"' + str(text).replace("\\", "\\\\").replace('"', '\\"') + '"'
-
-
 def epd_line(r):
-    """An EPD record: bm, ce (centipawns, side to move) or dm (moves to mate), acd, acn, acs, pv, id."""
+    """A result as an EPD record (engine/epd.py writes it): bm, ce (centipawns, side to move) or dm (moves
+    to mate), acd, acn, acs, pv, id, and c0 for a finished game or a failure."""
+    from engine.epd import format_epd
+
     a = r.get("analysis")
     if a is None:
-        fields = r["fen"].split()
-        if len(fields) < 4:
+        if len(r["fen"].split()) < 4:
             return f"# {r['index']} {r['id']}: failed: {r.get('error')}"
-        return " ".join(fields[:4]) + f" id {_epd_quote(r['id'])}; c0 {_epd_quote('failed: ' + str(r.get('error')))};"
+        return format_epd(r["fen"], [("id", r["id"]), ("c0", f"failed: {r.get('error')}")])
     ops = []
     if a["best_move_san"]:
-        ops.append(f"bm {a['best_move_san']}")
+        ops.append(("bm", a["best_move_san"]))
     score = a["score"]
     if "mate" in score and score["mate"] > 0:
-        ops.append(f"dm {score['mate']}")
+        ops.append(("dm", score["mate"]))
     elif "cp" in score:
-        ops.append(f"ce {score['cp']}")
-    ops += [f"acd {a['depth']}", f"acn {a['nodes']}", f"acs {a['time_ms'] / 1000:.3f}".rstrip("0").rstrip(".")]
+        ops.append(("ce", score["cp"]))
+    ops += [("acd", a["depth"]), ("acn", a["nodes"]), ("acs", a["time_ms"] / 1000)]
     if a["pv_san"]:
-        ops.append("pv " + " ".join(a["pv_san"]))
-    ops.append(f"id {_epd_quote(r['id'])}")
+        ops.append(("pv", a["pv_san"]))
+    ops.append(("id", r["id"]))
     if a["game_over"]:
-        ops.append(f"c0 {_epd_quote(a['game_over'])}")
-    return " ".join(a["fen"].split()[:4]) + " " + "; ".join(ops) + ";"
+        ops.append(("c0", a["game_over"]))
+    return format_epd(a["fen"], ops)
 
 
 def render(results, fmt):

@@ -36,7 +36,7 @@ import sys
 import threading
 import time
 
-from functions.local import template
+from kibitz import template
 
 RECEIVE_WAIT_S = 2  # long polling, short enough to notice a dead parent or a stop soon
 KILL_GRACE_S = 2
@@ -131,7 +131,7 @@ class SqsEventSource:
                 "queue_arn": self.queue_arn, "batch_size": self.batch_size, "report_failures": self.report_failures,
                 "parent": os.getpid(), "slot": slot, "timeout_s": self.function.timeout_s}
         stderr = open(self.log, "a") if self.log else None  # noqa: SIM115 (handed to the child)
-        proc = subprocess.Popen([sys.executable, "-m", "functions.local.eventsource", json.dumps(args)],
+        proc = subprocess.Popen([sys.executable, "-m", "kibitz.eventsource", json.dumps(args)],
                                 env={**os.environ, **self.env}, stdout=subprocess.PIPE, stderr=stderr,
                                 stdin=subprocess.DEVNULL, text=True, bufsize=1)
         if stderr is not None:
@@ -237,7 +237,7 @@ def _poll(args):
 
     import boto3
 
-    from functions.local.runtime import FunctionRuntime
+    from kibitz.runtime import FunctionRuntime
 
     status = os.fdopen(os.dup(1), "w", buffering=1)
     os.dup2(2, 1)  # the function's prints (logs, EMF metrics) go to stderr

@@ -15,7 +15,7 @@ import json
 import logging
 import os
 
-from functions.local import template
+from kibitz import template
 
 REGION = "us-east-1"
 ACCOUNT = "123456789012"  # moto's default account

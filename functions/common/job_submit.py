@@ -1,0 +1,53 @@
+"""Submitting a job: check every position, record the job, queue one message per position.
+
+JobsFunction's POST /jobs and `kibitz batch submit --queue-url` both call submit().
+"""
+
+import os
+import uuid
+
+from functions.common.clients import client
+from functions.common.http import InputError
+from functions.common.job_models import JobAccepted, NotQueued
+from functions.common.job_queue import send_positions
+from functions.common.job_store import Store
+from functions.common.positions import read_positions
+
+
+def new_job_id():
+    return str(uuid.uuid4())
+
+
+def submit(request, store=None, sqs=None, queue_url=None):
+    """Check, record and queue a JobRequest: the jobs API and `kibitz batch submit --queue-url` both call this.
+
+    Returns JobAccepted, or raises functions.common.http.InputError: 422 naming each bad position
+    (nothing is recorded or queued), or 503 when the queue refused every message (the job is removed).
+    """
+    sources = request.sources()
+    if len(sources) != 1:
+        raise InputError(422, "body", "give exactly one of positions, epd or pgn" +
+                         (f" (got {', '.join(sources)})" if sources else ""))
+    positions, errors = read_positions(request)
+    if errors:
+        first, *more = errors
+        raise InputError(422, first["field"], first["reason"], more)
+    store = store or Store()
+    sqs = sqs or client("sqs")
+    queue_url = queue_url or os.environ.get("KIBITZ_JOBS_QUEUE_URL")
+    if not queue_url:
+        raise RuntimeError("KIBITZ_JOBS_QUEUE_URL is not set: the jobs queue's URL")
+    limits = request.limits()
+    job_id = new_job_id()
+    store.create_job(job_id, len(positions), limits, sources[0])
+    queued, refused = send_positions(sqs, queue_url, job_id, positions, limits)
+    if queued == 0:
+        store.delete_job(job_id)
+        reason = next(iter(refused.values()))
+        raise InputError(503, "queue", f"nothing was queued: {reason}")
+    for p in positions:
+        if p.index in refused:
+            store.record(job_id, p.index, p.id, p.fen, error=f"not queued: {refused[p.index]}")
+    return JobAccepted(job_id=job_id, status="queued", total=len(positions), queued=queued,
+                       not_queued=[NotQueued(index=i, reason=r) for i, r in sorted(refused.items())],
+                       url=f"/jobs/{job_id}")
