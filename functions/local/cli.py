@@ -101,6 +101,7 @@ def _interrupt(signum, frame):
 def serve(args):
     import signal
 
+    from functions.local import compression
     from functions.local.backend import Backend
     from functions.local.server import make_server
 
@@ -111,7 +112,8 @@ def serve(args):
     try:
         backend.start(pollers=False)
         functions = backend.functions
-        server = make_server(functions, args.host, args.port)
+        server = make_server(functions, args.host, args.port,
+                             minimum_compression_size=compression.minimum_size(args.template))
         host, port = server.server_address[:2]
         print(f"kibitz: serving {args.template} on http://{host}:{port} (Ctrl-C stops)", file=sys.stderr)
         for name, fn in functions.items():
