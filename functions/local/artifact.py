@@ -20,7 +20,7 @@ from functions.local.template import ROOT, load
 
 LAYER, FUNCTION = "EngineLayer", "AnalyzeFunction"
 LAYERS = {"EngineLayer": "layers/engine", "CommonLayer": "layers/common"}  # logical id -> folder with the Makefile
-FUNCTIONS = ("AnalyzeFunction", "JobsFunction", "BatchFunction")
+FUNCTIONS = ("AnalyzeFunction", "JobsFunction", "BatchFunction", "PageFunction")
 
 
 def find_sam():
