@@ -274,6 +274,22 @@ def test_drag_a_legal_move_and_an_illegal_one_is_refused(open_page):
     assert fen_shown(page) == after(start, "e4", "Nf6") and piece_on(page, "f6", "bn")
 
 
+def test_a_mate_and_a_finished_game(open_page):
+    page = open_page()
+    set_fen(page, "6k1/5ppp/8/8/8/8/5PPP/3R2K1 w - - 0 1")  # Rd8 mates
+    answer = analyse(page, think_index=1, multipv=1)
+    assert answer["score"] == {"mate": 1} and answer["best_move"] == "d1d8"
+    assert page.text_content("#score") == "#1" and page.locator("#evalbar").get_attribute("data-score") == "#1"
+    assert page.eval_on_selector("#evalbar-white", "el => parseFloat(el.style.height)") == 100
+    assert "mates in 1" in page.text_content("#best")
+    page.locator("#lines li.line").first.click()  # plays Rd8#: the game is over
+    page.wait_for_function("() => document.querySelector('#status').textContent.startsWith('Checkmate')")
+    answer = analyse(page, think_index=0, multipv=1)
+    assert answer["game_over"] == "checkmate" and answer["result"] == "1-0"
+    assert page.text_content("#score") == "1-0" and page.text_content("#best") == "Checkmate"
+    assert page.locator("#lines li.line").count() == 0 and page.locator("#board [data-arrow]").count() == 0
+
+
 def test_a_promotion_asks_for_the_piece(open_page):
     page = open_page()
     fen = "8/P6k/8/8/8/8/8/K7 w - - 0 1"
