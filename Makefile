@@ -17,7 +17,7 @@ CURL_EXAMPLE := curl -s -X POST http://127.0.0.1:3000/analyze -H 'Content-Type: 
 
 BATCH_EXAMPLE := .venv/bin/kibitz batch submit tests/data/bratko_kopec.epd --movetime-ms 200 --wait --format epd
 
-.PHONY: all venv build run test lint bench clean sam sam-build
+.PHONY: all venv build run test lint bench clean sam sam-build browser
 
 all: build
 
@@ -51,13 +51,21 @@ sam-build: build $(SAM_INSTALLED)
 # with batch jobs: SQS and DynamoDB embedded (moto on 127.0.0.1) and local pollers running BatchFunction.
 # The UCI engine itself: .venv/bin/python -m engine.uci
 run: build
-	@echo "Kibitz analysis API on http://127.0.0.1:3000 (Swagger UI: /swagger). Try:"
+	@echo "Kibitz on http://127.0.0.1:3000/ : open it in a browser to try the API (Swagger UI: /swagger). Or try:"
 	@echo "  $(CURL_EXAMPLE)"
 	@echo "Batch jobs on /jobs (SQS and DynamoDB embedded). Try, from another shell:"
 	@echo "  $(BATCH_EXAMPLE)"
 	$(BIN)/kibitz serve
 
-test: build $(SAM_INSTALLED)
+# The page's browser tests (tests/test_page_browser.py) drive Debian's chromium: installed here when it
+# is missing (apt-get, as root). If that fails they skip, loudly, and under CI they fail.
+CHROMIUM := /usr/bin/chromium
+browser:
+	@test -x $(CHROMIUM) || { echo "Installing Debian's chromium for the page's browser tests"; \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; } \
+		|| echo "WARNING: could not install $(CHROMIUM): the page's browser tests will not run" >&2
+
+test: build $(SAM_INSTALLED) browser
 	$(BIN)/python -m ruff check $(LINT_PATHS)
 	$(BIN)/cfn-lint template.yaml
 	KIBITZ_SAM=$(SAM) $(BIN)/python -m pytest -q

@@ -20,7 +20,7 @@ from kibitz.template import ROOT, load
 
 FUNCTION = "AnalyzeFunction"
 LAYERS = {"EngineLayer": "layers/engine", "CommonLayer": "layers/common"}  # logical id -> folder with the Makefile
-FUNCTIONS = ("AnalyzeFunction", "JobsFunction", "BatchFunction")
+FUNCTIONS = ("AnalyzeFunction", "JobsFunction", "BatchFunction", "PageFunction")
 
 
 def find_sam():

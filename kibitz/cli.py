@@ -101,6 +101,7 @@ def _interrupt(signum, frame):
 def serve(args):
     import signal
 
+    from kibitz import compression
     from kibitz.server import make_server
     from kibitz.services import Services
 
@@ -111,7 +112,8 @@ def serve(args):
     try:
         services.start(pollers=False)
         functions = services.functions
-        server = make_server(functions, args.host, args.port)
+        server = make_server(functions, args.host, args.port,
+                             minimum_compression_size=compression.minimum_size(args.template))
         host, port = server.server_address[:2]
         print(f"kibitz: serving {args.template} on http://{host}:{port} (Ctrl-C stops)", file=sys.stderr)
         for name, fn in functions.items():

@@ -11,13 +11,15 @@ import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import urlsplit
 
+from kibitz import compression
 from kibitz.apigateway import Router, decode_response, proxy_event
 from kibitz.runtime import FunctionRuntime
 
 MAX_BODY_BYTES = 10 * 1024 * 1024  # API Gateway's payload limit
 
 
-def make_server(functions, host="127.0.0.1", port=3000, quiet=False):
+def make_server(functions, host="127.0.0.1", port=3000, quiet=False, minimum_compression_size=None):
+    """minimum_compression_size: the API's MinimumCompressionSize (kibitz/compression.py)."""
     router = Router(functions)
     runtimes = {name: FunctionRuntime(fn) for name, fn in functions.items()}
 
@@ -40,6 +42,8 @@ def make_server(functions, host="127.0.0.1", port=3000, quiet=False):
             event = proxy_event(self.command, url.path, url.query, dict(self.headers.items()), body, resource, params)
             t0 = time.perf_counter()
             status, headers, data = decode_response(runtimes[name].invoke(event))
+            headers, data = compression.compress(headers, data, self.headers.get("Accept-Encoding"),
+                                                 minimum_compression_size)
             if not quiet:
                 print(f"{self.command} {self.path} -> {status} ({(time.perf_counter() - t0) * 1000:.0f} ms, {name})",
                       file=sys.stderr)

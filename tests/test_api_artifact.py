@@ -15,7 +15,7 @@ import pytest
 
 from kibitz import artifact
 from kibitz.aws import LocalAWS
-from tests import api_cases, jobs_cases
+from tests import api_cases, jobs_cases, page_artifact
 
 pytestmark = pytest.mark.slow
 
@@ -129,3 +129,14 @@ def test_the_batch_functions_answer_every_event(build_dir, tmp_path_factory, loc
             jobs_cases.check_api(name, by_name[name]["response"])
         else:
             jobs_cases.check_batch(name, by_name[name]["response"], store)
+
+
+def test_the_page_function_runs_alone(build_dir, tmp_path_factory):
+    """PageFunction has no layer and no requirements: its folder alone answers the page and its assets."""
+    python = artifact.clean_python(tmp_path_factory.mktemp("venv") / "clean")
+    result = page_artifact.run(python, build_dir / "PageFunction")
+    assert result["page"]["statusCode"] == 200 and f"assets/{result['version']}/app/main.js" in result["page"]["body"]
+    assert result["script"]["statusCode"] == 200 and "import" in result["script"]["body"]
+    assert result["uncompiled"] == [] and result["site_packages"] == []
+    assert (build_dir / "PageFunction/static/vendor/cm-chessboard/LICENSE").is_file()
+    assert sum(p.stat().st_size for p in (build_dir / "PageFunction").rglob("*") if p.is_file()) < 2 * 1024 * 1024
