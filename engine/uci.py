@@ -17,7 +17,7 @@ from engine import NAME, __version__, analyse, bench, native
 from engine.board import Board, IllegalMoveError
 from engine.fen import STARTPOS, FenError, square_name
 from engine.layout import MAX_MULTIPV
-from engine.limits import DEFAULT_HASH_MB, MAX_HASH_MB
+from engine.limits import DEFAULT_HASH_MB, MAX_HASH_MB, MAX_THREADS
 from engine.moves import to_uci
 from engine.params import PARAMS
 from engine.stop_signal import StopSignal
@@ -36,6 +36,7 @@ class UciSession:
         self.board = Board()
         self.hash_mb = DEFAULT_HASH_MB
         self.multipv = 1
+        self.threads = 1
         self.params = {}
         self.stop = StopSignal()
         self.thread = None
@@ -62,6 +63,7 @@ class UciSession:
         self.send(f"id author {AUTHOR}")
         self.send(f"option name Hash type spin default {DEFAULT_HASH_MB} min 1 max {MAX_HASH_MB}")
         self.send(f"option name MultiPV type spin default 1 min 1 max {MAX_MULTIPV}")
+        self.send(f"option name Threads type spin default 1 min 1 max {MAX_THREADS}")
         if TUNING:
             for name, default, low, high in PARAMS:
                 self.send(f"option name {name} type spin default {default} min {low} max {high}")
@@ -105,6 +107,8 @@ class UciSession:
             self.hash_mb = min(max(number, 1), MAX_HASH_MB)
         elif lname == "multipv":
             self.multipv = min(max(number, 1), MAX_MULTIPV)
+        elif lname == "threads":
+            self.threads = min(max(number, 1), MAX_THREADS)
         elif TUNING and name in {p[0] for p in PARAMS}:
             self.params[name] = number
         else:
@@ -156,8 +160,8 @@ class UciSession:
 
     def search(self, limits):
         try:
-            result = analyse(board=self.board, multipv=self.multipv, hash_mb=self.hash_mb, stop=self.stop,
-                             on_info=self.info, claim_draws=False, params=self.params, **limits)
+            result = analyse(board=self.board, multipv=self.multipv, hash_mb=self.hash_mb, threads=self.threads,
+                             stop=self.stop, on_info=self.info, claim_draws=False, params=self.params, **limits)
         except Exception as e:  # report, and still answer with a move so the GUI is not left waiting
             self.send(f"info string error: search failed: {e!r}")
             legal = self.board.legal_moves()
