@@ -11,7 +11,7 @@ CORE_SOURCES := $(wildcard engine/core/*.py) engine/layout.py engine/params.py e
 SAM_VENV := .venv-sam
 SAM := $(SAM_VENV)/bin/sam
 SAM_INSTALLED := $(SAM_VENV)/.installed
-LINT_PATHS := engine tests benchmarks functions kibitz
+LINT_PATHS := engine tests benchmarks functions kibitz training
 CURL_EXAMPLE := curl -s -X POST http://127.0.0.1:3000/analyze -H 'Content-Type: application/json' \
 	-d '{\"fen\": \"rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1\", \"movetime_ms\": 500}'
 

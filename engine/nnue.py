@@ -27,11 +27,10 @@ import pathlib
 
 import numpy as np
 
+from engine import layout
 from engine.layout import NET_B1, NET_B2, NET_SIZE, NET_W1, NET_W2, NNUE_HIDDEN
-from engine.layout import NNUE_QA as QA
-from engine.layout import NNUE_OUT_DIV as OUT_DIV
-from engine.layout import NNUE_QB as QB
-from engine.layout import NNUE_SCALE as SCALE
+
+QA, QB, SCALE, OUT_DIV = layout.NNUE_QA, layout.NNUE_QB, layout.NNUE_SCALE, layout.NNUE_OUT_DIV
 
 MAGIC = b"KBZNNUE1"
 N_FEATURES = 768

@@ -67,8 +67,8 @@ def opening(rng, book, nodes):
 def play_game(seed, game, book, nodes):
     """(records of the game's quiet positions, number of plies) for one self-play game."""
     from engine import analyse
-    from engine.moves import move_flag
     from engine.layout import F_CAPTURE, F_PROMO
+    from engine.moves import move_flag
 
     rng = random.Random(f"{seed}:{game}")
     board = opening(rng, book, nodes)
