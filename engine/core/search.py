@@ -16,8 +16,8 @@ Recursive functions carry explicit signatures: numba.pycc cannot compile them ty
 import numpy as np
 from numba import njit
 
-from engine.core.bitboard import U64
 from engine.core import nnue
+from engine.core.bitboard import U64
 from engine.core.evaluation import evaluate
 from engine.core.intrinsics import lsb, monotonic_ns, popcount
 from engine.core.movegen import check_squares, checkers_of, generate, gives_check, quiet_gives_check
@@ -152,7 +152,8 @@ ORDER_BAD_CAPTURE = -20_000_000
 HISTORY_MAX = 16384
 CORRECTION_LIMIT = 64 * CORRECTION_GRAIN  # a correction of at most 64 cp
 
-SEARCH_ARGS = f"{TABLES}, {POS}, u8[::1], i4[::1], i8[::1], i2[::1], i2[::1], i2[::1]"  # T, position, tt, S, ctl, NET, ACC, H
+# T, position, tt, S, ctl, NET (the net), ACC (its accumulators), H (continuation history)
+SEARCH_ARGS = f"{TABLES}, {POS}, u8[::1], i4[::1], i8[::1], i2[::1], i2[::1], i2[::1]"
 
 
 @njit(inline="always")
@@ -373,7 +374,8 @@ def _pawn_key(T, bb, board):
 
 @njit(inline="always")
 def _correction_slot(T, bb, board, st):
-    return S_CORRECTION + st[ST_SIDE] * CORRECTION_ENTRIES + np.int64(_pawn_key(T, bb, board) & U64(CORRECTION_ENTRIES - 1))
+    slot = np.int64(_pawn_key(T, bb, board) & U64(CORRECTION_ENTRIES - 1))
+    return S_CORRECTION + st[ST_SIDE] * CORRECTION_ENTRIES + slot
 
 
 @njit(inline="always")
@@ -823,7 +825,8 @@ def iterate(T, bb, board, st, keys, undo, tt, S, ctl, NET, ACC, H):
             beta = INF
         score = 0
         while True:
-            score = negamax(T, bb, board, st, keys, undo, tt, S, ctl, NET, ACC, H, 0, depth, alpha, beta, np.bool_(False))
+            score = negamax(T, bb, board, st, keys, undo, tt, S, ctl, NET, ACC, H, 0, depth, alpha, beta,
+                            np.bool_(False))
             if ctl[C_ABORTED]:
                 # A root move that beat alpha before the cut was searched in full: worth keeping.
                 ctl[C_PARTIAL] = 1 if k == 0 and S[S_PV_LEN] > 0 else 0

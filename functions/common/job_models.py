@@ -16,9 +16,9 @@ from functions.common.models import (
     moves_field,
     movetime_field,
     multipv_field,
-    threads_field,
     nodes_field,
     split_moves,
+    threads_field,
 )
 from functions.common.positions import MAX_POSITIONS
 
