@@ -133,7 +133,9 @@ NNUE_HIDDEN = 256  # accumulator width; a net file must match it
 NNUE_QA = 255  # accumulator weights and biases are scaled by QA (an activation of 1.0 is QA)
 NNUE_QB = 1024  # output weights are scaled by QB (int64 sums: a fine step costs nothing)
 NNUE_SCALE = 400  # the net's output times SCALE is centipawns
-NNUE_OUT_DIV = NNUE_QA * NNUE_QA * NNUE_QB // 256  # the output sum's unit: activations squared are >> 8
+NNUE_SHIFT = 6  # activations squared are >> SHIFT (<= 1016: 16 bits, and 512 of them times QB-scaled
+#                weights sum within int32)
+NNUE_OUT_DIV = NNUE_QA * NNUE_QA * NNUE_QB >> NNUE_SHIFT  # the output sum's unit
 NET_W1 = 0  # [768 feature][NNUE_HIDDEN] accumulator weights
 NET_B1 = NET_W1 + 768 * NNUE_HIDDEN  # [NNUE_HIDDEN]
 NET_W2 = NET_B1 + NNUE_HIDDEN  # [2][NNUE_HIDDEN] output weights, side to move's half first

@@ -19,6 +19,7 @@ from engine.fen import STARTPOS, FenError, square_name
 from engine.layout import MAX_MULTIPV
 from engine.limits import DEFAULT_HASH_MB, MAX_HASH_MB, MAX_THREADS
 from engine.moves import to_uci
+from engine.nnue import DEFAULT_NET
 from engine.params import PARAMS
 from engine.stop_signal import StopSignal
 from engine.tt_pool import reserve_hash
@@ -64,6 +65,7 @@ class UciSession:
         self.send(f"option name Hash type spin default {DEFAULT_HASH_MB} min 1 max {MAX_HASH_MB}")
         self.send(f"option name MultiPV type spin default 1 min 1 max {MAX_MULTIPV}")
         self.send(f"option name Threads type spin default 1 min 1 max {MAX_THREADS}")
+        self.send(f"option name EvalFile type string default {DEFAULT_NET.name}")
         if TUNING:
             for name, default, low, high in PARAMS:
                 self.send(f"option name {name} type spin default {default} min {low} max {high}")
@@ -97,6 +99,9 @@ class UciSession:
             return
         name, _, value = text[5:].partition(" value ")
         name = name.strip()
+        if name.lower() == "evalfile":
+            self.load_net(value.strip())
+            return
         try:
             number = int(value.strip())
         except ValueError:
@@ -113,6 +118,18 @@ class UciSession:
             self.params[name] = number
         else:
             self.send(f"info string error: unknown option {name!r}")
+
+    def load_net(self, path):
+        """EvalFile: the learned evaluation from another net file, for this process (comparing nets)."""
+        from engine import nnue
+
+        self.wait()
+        try:
+            native.NET = nnue.load(path)
+        except (OSError, nnue.NetError) as e:
+            self.send(f"info string error: EvalFile {path!r}: {e}")
+            return
+        self.send(f"info string EvalFile {path}")
 
     def cmd_position(self, args):
         self.wait()

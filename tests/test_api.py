@@ -277,7 +277,7 @@ def test_cors_header_and_openapi(runtime):
     post = spec["paths"]["/analyze"]["post"]
     assert {"200", "400", "413", "415", "422"} <= set(post["responses"])
     schema = spec["components"]["schemas"]["AnalyzeBody"]
-    assert set(schema["properties"]) == {"fen", "moves", "movetime_ms", "depth", "nodes", "multipv"}
+    assert set(schema["properties"]) == {"fen", "moves", "movetime_ms", "depth", "nodes", "multipv", "threads"}
     assert schema["properties"]["movetime_ms"]["maximum"] == 25000
 
 
