@@ -21,6 +21,8 @@ def analyse(*args, **kwargs):
     (wtime/btime/winc/binc/movestogo, milliseconds), or infinite=True with an
     engine.stop_signal.StopSignal `stop`.
     multipv: 1..5 best lines. hash_mb: transposition table size, fresh for this call.
+    threads: 1..8 searching threads (Lazy SMP) sharing the table; the answer is the deepest iteration any
+    completed. At 1, a search to a fixed depth or node count is deterministic.
     on_info(Analysis): called after every completed iteration. claim_draws: a drawn-by-rule position
     (fifty moves, threefold, dead material) is reported as terminal instead of searched.
     params: {name: value} overrides of engine/params.py (tuning matches).

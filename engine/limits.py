@@ -11,9 +11,11 @@ from engine.layout import MAX_MULTIPV, MAX_PLY
 DEFAULT_HASH_MB = 16
 MAX_HASH_MB = 65536
 MAX_DEPTH = MAX_PLY - 8  # room past the deepest iteration for check extensions and quiescence
+MAX_THREADS = 8  # Lazy SMP threads: a Lambda function has at most 6 vCPUs
 
 
-def check(movetime_ms, depth, nodes, multipv, hash_mb, wtime, btime, winc, binc, movestogo, infinite, stop):
+def check(movetime_ms, depth, nodes, multipv, hash_mb, wtime, btime, winc, binc, movestogo, infinite, stop,
+          threads=1):
     """ValueError naming the first limit out of range, or the lack of any limit at all."""
 
     def whole(name, value, low, high=None):
@@ -33,6 +35,7 @@ def check(movetime_ms, depth, nodes, multipv, hash_mb, wtime, btime, winc, binc,
     for name, v in (("wtime", wtime), ("btime", btime), ("winc", winc), ("binc", binc)):
         whole(name, v, 0)
     whole("movestogo", movestogo, 1)
+    whole("threads", threads, 1, MAX_THREADS)
     if infinite and stop is None:
         raise ValueError("an infinite search needs a StopSignal to end it")
     if not infinite and movetime_ms is None and depth is None and nodes is None and wtime is None and btime is None:

@@ -11,11 +11,11 @@ File, little-endian: the 8-byte magic `KBZNNUE1`, u32 H, u32 0, then
     W1 int16[768][H]   accumulator weights by feature (x QA)
     B1 int16[H]        accumulator biases (x QA)
     W2 int16[2H]       output weights, side to move's half first (x QB)
-    B2 int32           output bias (x OUT_DIV = QA^2 QB / 256)
+    B2 int32           output bias (x OUT_DIV = QA^2 QB / 2^SHIFT)
 Evaluation in centipawns, side to move (integer arithmetic, the same in the compiled core, numpy and
 the tests):
 
-    h_i = clamp(acc_i, 0, QA)^2 >> 8              (0 .. 254: an activation squared, in 16 bits)
+    h_i = clamp(acc_i, 0, QA)^2 >> SHIFT          (0 .. 1016: an activation squared, in 16 bits)
     out = sum_i h_stm_i W2_i + sum_i h_other_i W2_(H+i) + B2
     cp  = out * SCALE // OUT_DIV
 
@@ -30,7 +30,8 @@ import numpy as np
 from engine import layout
 from engine.layout import NET_B1, NET_B2, NET_SIZE, NET_W1, NET_W2, NNUE_HIDDEN
 
-QA, QB, SCALE, OUT_DIV = layout.NNUE_QA, layout.NNUE_QB, layout.NNUE_SCALE, layout.NNUE_OUT_DIV
+QA, QB, SCALE, SHIFT, OUT_DIV = (layout.NNUE_QA, layout.NNUE_QB, layout.NNUE_SCALE, layout.NNUE_SHIFT,
+                                 layout.NNUE_OUT_DIV)
 
 MAGIC = b"KBZNNUE1"
 N_FEATURES = 768

@@ -38,6 +38,18 @@ PARAMS = [
     ("QsearchTT", 1, 0, 1),  # probe and store the transposition table in quiescence search
     ("QsearchChecks", 1, 0, 1),  # quiet checks (not losing material) at the first quiescence ply
     ("LmrChecks", 0, 0, 1),  # reduce moves that give check (one ply less than other moves); 0: never
+    # refinements, each decided by SPRT (docs/strength.md)
+    ("ContHistory", 0, 0, 1),  # continuation history (the moves 1 and 2 plies back) in quiet ordering and LMR
+    ("CaptureHistory", 0, 0, 1),  # capture history in capture ordering
+    ("Correction", 0, 0, 1),  # static eval corrected by the pawn structure's error statistics
+    ("Singular", 0, 0, 1),  # singular extensions, with multi-cut and negative extensions
+    ("SingularDepth", 8, 4, 16),  # from this depth
+    ("SingularMargin", 2, 0, 8),  # singular beta = table score - SingularMargin per ply
+    ("ProbCut", 0, 0, 1),
+    ("ProbCutMargin", 200, 50, 500),  # a capture that beats beta + margin in a reduced search cuts
+    ("LmrTtPv", 0, 0, 1),  # reduce less at nodes that have been on a principal variation
+    ("HistoryPruning", 0, 0, 1),  # quiet moves with history below -margin per ply skipped at low depth
+    ("HistoryPruneMargin", 2000, 0, 16000),
     # search margins (centipawns; "per ply" ones are multiplied by the remaining depth)
     ("RfpMargin", 75, 0, 300),  # reverse futility: static eval - RfpMargin per ply (less one if improving) >= beta
     ("RazorBase", 200, 0, 1000),  # razoring: eval + RazorBase + RazorPerPly per ply <= alpha goes to qsearch
@@ -69,6 +81,17 @@ P_MOBILITY_EG = INDEX["MobilityEg"]
 P_KING_SAFETY = INDEX["KingSafety"]
 P_PAWN_SHIELD = INDEX["PawnShield"]
 P_NNUE = INDEX["Nnue"]
+P_CONT_HISTORY = INDEX["ContHistory"]
+P_CAPTURE_HISTORY = INDEX["CaptureHistory"]
+P_CORRECTION = INDEX["Correction"]
+P_SINGULAR = INDEX["Singular"]
+P_SINGULAR_DEPTH = INDEX["SingularDepth"]
+P_SINGULAR_MARGIN = INDEX["SingularMargin"]
+P_PROBCUT = INDEX["ProbCut"]
+P_PROBCUT_MARGIN = INDEX["ProbCutMargin"]
+P_LMR_TT_PV = INDEX["LmrTtPv"]
+P_HISTORY_PRUNING = INDEX["HistoryPruning"]
+P_HISTORY_PRUNE_MARGIN = INDEX["HistoryPruneMargin"]
 P_NULL_MOVE = INDEX["NullMove"]
 P_LMR = INDEX["Lmr"]
 P_FUTILITY = INDEX["Futility"]

@@ -86,10 +86,10 @@ def cut_short(S, ctl, depth, last):
                                seldepth=line.seldepth, pv=pv, lines=(line,))
 
 
-def final(result, board, ctl, tt, started):
-    """The last completed iteration, with totals brought up to date and a ponder move if the PV lacks one."""
+def final(result, board, ctl, tt, started, nodes):
+    """The answer: `result` with the totals brought up to date (`nodes`: every thread's) and a ponder move
+    if the PV lacks one."""
     ms = ms_since(started)
-    nodes = int(ctl[C_NODES])
     ponder = result.ponder or _ponder_from_tt(board, result.best_move, tt, ctl)
     return dataclasses.replace(result, nodes=nodes, time_ms=ms, nps=nodes * 1000 // max(ms, 1), ponder=ponder)
 

@@ -15,7 +15,7 @@ import numpy as np
 from engine.limits import DEFAULT_HASH_MB
 
 BUCKET_BYTES = 32  # two (key, data) entries of two uint64 words
-EPOCHS = 63  # epoch values 1..63 fit the entry's six spare bits
+EPOCHS = 31  # epoch values 1..31 fit the entry's five spare bits
 
 _lock = threading.Lock()
 _spare = None  # (table, used): the largest table so far, and how many buckets of it have been written

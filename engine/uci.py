@@ -17,8 +17,9 @@ from engine import NAME, __version__, analyse, bench, native
 from engine.board import Board, IllegalMoveError
 from engine.fen import STARTPOS, FenError, square_name
 from engine.layout import MAX_MULTIPV
-from engine.limits import DEFAULT_HASH_MB, MAX_HASH_MB
+from engine.limits import DEFAULT_HASH_MB, MAX_HASH_MB, MAX_THREADS
 from engine.moves import to_uci
+from engine.nnue import DEFAULT_NET
 from engine.params import PARAMS
 from engine.stop_signal import StopSignal
 from engine.tt_pool import reserve_hash
@@ -36,6 +37,7 @@ class UciSession:
         self.board = Board()
         self.hash_mb = DEFAULT_HASH_MB
         self.multipv = 1
+        self.threads = 1
         self.params = {}
         self.stop = StopSignal()
         self.thread = None
@@ -62,6 +64,8 @@ class UciSession:
         self.send(f"id author {AUTHOR}")
         self.send(f"option name Hash type spin default {DEFAULT_HASH_MB} min 1 max {MAX_HASH_MB}")
         self.send(f"option name MultiPV type spin default 1 min 1 max {MAX_MULTIPV}")
+        self.send(f"option name Threads type spin default 1 min 1 max {MAX_THREADS}")
+        self.send(f"option name EvalFile type string default {DEFAULT_NET.name}")
         if TUNING:
             for name, default, low, high in PARAMS:
                 self.send(f"option name {name} type spin default {default} min {low} max {high}")
@@ -95,6 +99,9 @@ class UciSession:
             return
         name, _, value = text[5:].partition(" value ")
         name = name.strip()
+        if name.lower() == "evalfile":
+            self.load_net(value.strip())
+            return
         try:
             number = int(value.strip())
         except ValueError:
@@ -105,10 +112,24 @@ class UciSession:
             self.hash_mb = min(max(number, 1), MAX_HASH_MB)
         elif lname == "multipv":
             self.multipv = min(max(number, 1), MAX_MULTIPV)
+        elif lname == "threads":
+            self.threads = min(max(number, 1), MAX_THREADS)
         elif TUNING and name in {p[0] for p in PARAMS}:
             self.params[name] = number
         else:
             self.send(f"info string error: unknown option {name!r}")
+
+    def load_net(self, path):
+        """EvalFile: the learned evaluation from another net file, for this process (comparing nets)."""
+        from engine import nnue
+
+        self.wait()
+        try:
+            native.NET = nnue.load(path)
+        except (OSError, nnue.NetError) as e:
+            self.send(f"info string error: EvalFile {path!r}: {e}")
+            return
+        self.send(f"info string EvalFile {path}")
 
     def cmd_position(self, args):
         self.wait()
@@ -156,8 +177,8 @@ class UciSession:
 
     def search(self, limits):
         try:
-            result = analyse(board=self.board, multipv=self.multipv, hash_mb=self.hash_mb, stop=self.stop,
-                             on_info=self.info, claim_draws=False, params=self.params, **limits)
+            result = analyse(board=self.board, multipv=self.multipv, hash_mb=self.hash_mb, threads=self.threads,
+                             stop=self.stop, on_info=self.info, claim_draws=False, params=self.params, **limits)
         except Exception as e:  # report, and still answer with a move so the GUI is not left waiting
             self.send(f"info string error: search failed: {e!r}")
             legal = self.board.legal_moves()

@@ -136,7 +136,7 @@ def load(path=TEMPLATE, resources=None):
             code_dir=(path.parent / props["CodeUri"]).resolve(),
             handler=props["Handler"],
             timeout_s=int(props.get("Timeout", 3)),
-            memory_mb=int(props.get("MemorySize", 128)),
+            memory_mb=int(_resolve(props.get("MemorySize", 128), params, resources)),
             environment=env,
             routes=routes,
             sqs_events=tuple(sqs_events),

@@ -146,6 +146,9 @@ def test_get_takes_the_same_parameters(runtime):
     ({"fen": STARTPOS, "movetime_ms": 0}, 422, "movetime_ms", "greater than or equal to 1"),
     ({"fen": STARTPOS, "movetime_ms": 25001}, 422, "movetime_ms", "less than or equal to 25000"),
     ({"fen": STARTPOS, "multipv": 6}, 422, "multipv", "less than or equal to 5"),
+    ({"fen": STARTPOS, "threads": 0}, 422, "threads", "greater than or equal to 1"),
+    ({"fen": STARTPOS, "threads": 9}, 422, "threads", "less than or equal to 8"),
+    ({"fen": STARTPOS, "threads": "2"}, 422, "threads", "integer"),
     ({"fen": STARTPOS, "depth": 0}, 422, "depth", "greater than or equal to 1"),
     ({"fen": STARTPOS, "nodes": -5}, 422, "nodes", "greater than or equal to 1"),
     ({"fen": STARTPOS, "depth": True}, 422, "depth", "integer"),
@@ -242,6 +245,14 @@ def test_hash_size_comes_from_the_environment(runtime, monkeypatch):
     assert call(runtime, body={"fen": STARTPOS, "depth": 2, "movetime_ms": 5000})[1]["hash_mb"] == 32
 
 
+def test_threads_default_to_one_per_vcpu_of_the_memory(runtime, monkeypatch):
+    for memory, threads in ((1024, 1), (1769, 1), (3008, 1), (3538, 2), (10240, 5)):
+        monkeypatch.setenv("AWS_LAMBDA_FUNCTION_MEMORY_SIZE", str(memory))
+        assert call(runtime, body={"fen": STARTPOS, "depth": 3})[1]["threads"] == threads
+    got = call(runtime, body={"fen": STARTPOS, "depth": 3, "threads": 2})[1]
+    assert got["threads"] == 2 and got["best_move"]
+
+
 def test_logs_are_structured_with_the_request_id_and_metrics_are_emf(runtime):
     event = proxy_event("POST", "/analyze", "", {"Content-Type": "application/json"},
                         json.dumps({"fen": STARTPOS, "depth": 3}))
@@ -266,7 +277,7 @@ def test_cors_header_and_openapi(runtime):
     post = spec["paths"]["/analyze"]["post"]
     assert {"200", "400", "413", "415", "422"} <= set(post["responses"])
     schema = spec["components"]["schemas"]["AnalyzeBody"]
-    assert set(schema["properties"]) == {"fen", "moves", "movetime_ms", "depth", "nodes", "multipv"}
+    assert set(schema["properties"]) == {"fen", "moves", "movetime_ms", "depth", "nodes", "multipv", "threads"}
     assert schema["properties"]["movetime_ms"]["maximum"] == 25000
 
 

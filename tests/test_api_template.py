@@ -28,7 +28,9 @@ def test_function_and_layer_settings():
     assert glob["Runtime"] == "python3.11" and glob["Architectures"] == ["x86_64"]
     assert glob["LoggingConfig"]["LogFormat"] == "JSON"
     fn = doc["Resources"]["AnalyzeFunction"]["Properties"]
-    assert fn["MemorySize"] == 1769 and fn["Timeout"] == 30 and fn["Handler"] == "app.lambda_handler"
+    assert fn["MemorySize"].tag == "Ref" and fn["MemorySize"].value == "AnalyzeMemoryMb"
+    assert doc["Parameters"]["AnalyzeMemoryMb"]["Default"] == 1769  # one full vCPU, one search thread
+    assert fn["Timeout"] == 30 and fn["Handler"] == "app.lambda_handler"
     assert fn["Layers"][0].tag == "Ref" and fn["Layers"][0].value == "EngineLayer"
     layer = doc["Resources"]["EngineLayer"]
     assert layer["Metadata"]["BuildMethod"] == "makefile"

@@ -41,7 +41,7 @@ def quantised_eval(w1, b1, w2, b2, own, other, count):
     for i in range(len(count)):
         a = b1.astype(np.int64) + w1[own[i, :count[i]]].astype(np.int64).sum(axis=0)
         c = b1.astype(np.int64) + w1[other[i, :count[i]]].astype(np.int64).sum(axis=0)
-        h = np.concatenate([np.clip(a, 0, nnue.QA), np.clip(c, 0, nnue.QA)]) ** 2 >> 8
+        h = np.concatenate([np.clip(a, 0, nnue.QA), np.clip(c, 0, nnue.QA)]) ** 2 >> nnue.SHIFT
         out[i] = ((h * w2.astype(np.int64)).sum() + b2) * nnue.SCALE // nnue.OUT_DIV
     return out
 

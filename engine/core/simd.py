@@ -14,7 +14,7 @@ from llvmlite import ir
 from numba import types
 from numba.extending import intrinsic
 
-from engine.layout import NNUE_HIDDEN
+from engine.layout import NNUE_HIDDEN, NNUE_SHIFT
 
 LANES = 16
 _I16 = ir.IntType(16)
@@ -90,8 +90,8 @@ def row_castle(typingctx, acc, net, dst, src, sub, sub2, add, add2):
 
 @intrinsic
 def output_sum(typingctx, acc, net, us, them, w2, qa):
-    """sum over both rows of ((clamp(acc, 0, qa)^2) >> 8) * net[w2 + i], `us` first (int32 lanes: with
-    qa <= 255 and |w2| < 16384 no sum of 512 terms can overflow)."""
+    """sum over both rows of ((clamp(acc, 0, qa)^2) >> NNUE_SHIFT) * net[w2 + i], `us` first (int32 lanes:
+    with qa <= 255, a shift of 6 and |w2| < 4096 no sum of 512 terms can overflow)."""
     sig = types.int64(acc, net, types.int64, types.int64, types.int64, types.int64)
 
     def codegen(context, builder, signature, args):
@@ -101,7 +101,7 @@ def output_sum(typingctx, acc, net, us, them, w2, qa):
         top = builder.insert_element(ir.Constant(_V16, None), builder.trunc(args[5], _I16), ir.Constant(_I32, 0))
         top = builder.shuffle_vector(top, ir.Constant(_V16, None), ir.Constant(ir.VectorType(_I32, LANES), None))
         zero = ir.Constant(_V16, None)
-        eight = ir.Constant(_V16, [8] * LANES)
+        shift = ir.Constant(_V16, [NNUE_SHIFT] * LANES)
         total = ir.Constant(_V32, None)
         for half, row in ((0, us), (1, them)):
             for j in range(0, NNUE_HIDDEN, LANES):
@@ -109,7 +109,7 @@ def output_sum(typingctx, acc, net, us, them, w2, qa):
                 x = _load(builder, a, builder.add(row, k))
                 x = builder.select(builder.icmp_signed(">", x, zero), x, zero)
                 x = builder.select(builder.icmp_signed("<", x, top), x, top)
-                h = builder.lshr(builder.mul(x, x), eight)  # x <= 255: x*x fits 16 bits unsigned
+                h = builder.lshr(builder.mul(x, x), shift)  # x <= 255: x*x fits 16 bits unsigned
                 w = _load(builder, n, builder.add(w2, ir.Constant(_I64, half * NNUE_HIDDEN + j)))
                 total = builder.add(total, builder.mul(builder.zext(h, _V32), builder.sext(w, _V32)))
         s = ir.Constant(_I32, 0)

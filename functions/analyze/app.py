@@ -28,7 +28,7 @@ import engine
 from engine import analyse
 from engine.board import IllegalMoveError  # loads the compiled engine and builds its tables: in the init phase
 from engine.fen import FenError
-from functions.common.budget import budget_ms, hash_size_mb
+from functions.common.budget import budget_ms, default_threads, hash_size_mb
 from functions.common.http import (
     MAX_BODY_BYTES,
     InputError,
@@ -69,10 +69,11 @@ def analyze_get(request: Annotated[AnalyzeQuery, Query()]) -> AnalysisAnswer:
 @tracer.capture_method
 def run(request):
     budget = budget_ms(request.movetime_ms, app.lambda_context.get_remaining_time_in_millis())
-    hash_mb = hash_size_mb(budget)
+    threads = request.threads or default_threads()
+    hash_mb = hash_size_mb(budget, threads)
     try:
         found = analyse(request.fen, request.moves, movetime_ms=budget, depth=request.depth, nodes=request.nodes,
-                        multipv=request.multipv, hash_mb=hash_mb)
+                        multipv=request.multipv, hash_mb=hash_mb, threads=threads)
     except FenError as e:
         raise InputError(422, "fen", str(e)) from e
     except IllegalMoveError as e:
@@ -84,7 +85,7 @@ def run(request):
     metrics.add_metric("Budget", MetricUnit.Milliseconds, budget)
     logger.info("analysed", extra={"fen": found.fen, "depth": found.depth, "nodes": found.nodes,
                                    "time_ms": found.time_ms, "budget_ms": budget, "game_over": found.terminal})
-    return AnalysisAnswer.of(found, budget, hash_mb)
+    return AnalysisAnswer.of(found, budget, hash_mb, threads)
 
 
 docs = SwaggerOnDemand(app, path="/swagger", title="Kibitz analysis API", version=engine.__version__,

@@ -18,6 +18,7 @@ from functions.common.models import (
     multipv_field,
     nodes_field,
     split_moves,
+    threads_field,
 )
 from functions.common.positions import MAX_POSITIONS
 
@@ -76,9 +77,11 @@ class JobRequest(BaseModel):
     depth: int | None = depth_field()
     nodes: int | None = nodes_field()
     multipv: int = multipv_field()
+    threads: int | None = threads_field()
 
     def limits(self):
-        return SearchLimits(movetime_ms=self.movetime_ms, depth=self.depth, nodes=self.nodes, multipv=self.multipv)
+        return SearchLimits(movetime_ms=self.movetime_ms, depth=self.depth, nodes=self.nodes, multipv=self.multipv,
+                            threads=self.threads)
 
     def sources(self):
         return [name for name in ("positions", "epd", "pgn") if getattr(self, name) is not None]

@@ -16,7 +16,7 @@ import engine
 from engine import game_over
 from engine.fen import STARTPOS
 from engine.layout import MAX_MULTIPV
-from engine.limits import MAX_DEPTH
+from engine.limits import MAX_DEPTH, MAX_THREADS
 
 DEFAULT_MOVETIME_MS = 1000
 # API Gateway gives up on the integration after 29 s; the search ends by 25 s, which leaves room for
@@ -69,6 +69,12 @@ def multipv_field():
     return Field(1, ge=1, le=MAX_MULTIPV, description="how many best lines to report")
 
 
+def threads_field():
+    return Field(None, ge=1, le=MAX_THREADS,
+                 description="searching threads (Lazy SMP); default: one per full vCPU of the function "
+                             "(its memory / 1769 MB)")
+
+
 class SearchLimits(BaseModel):
     """How long to think. The search ends at whichever limit it reaches first; the time limit always applies."""
 
@@ -78,6 +84,7 @@ class SearchLimits(BaseModel):
     depth: int | None = depth_field()
     nodes: int | None = nodes_field()
     multipv: int = multipv_field()
+    threads: int | None = threads_field()
 
 
 class AnalyzeParams(BaseModel):
@@ -92,6 +99,7 @@ class AnalyzeParams(BaseModel):
     depth: int | None = depth_field()
     nodes: int | None = nodes_field()
     multipv: int = multipv_field()
+    threads: int | None = threads_field()
 
     @field_validator("moves", mode="before")
     @classmethod
@@ -99,7 +107,8 @@ class AnalyzeParams(BaseModel):
         return split_moves(value)
 
     def limits(self):
-        return SearchLimits(movetime_ms=self.movetime_ms, depth=self.depth, nodes=self.nodes, multipv=self.multipv)
+        return SearchLimits(movetime_ms=self.movetime_ms, depth=self.depth, nodes=self.nodes, multipv=self.multipv,
+                            threads=self.threads)
 
 
 class AnalyzeBody(AnalyzeParams):
@@ -170,6 +179,7 @@ class AnalysisAnswer(BaseModel):
     time_ms: int = Field(description="search time")
     budget_ms: int = Field(description="the time limit the search was given")
     hash_mb: int = Field(description="transposition table size")
+    threads: int = Field(description="searching threads (Lazy SMP)")
     hashfull: int = Field(description="permille of the transposition table in use")
     pv: list[str] = Field(description="principal variation, UCI")
     pv_san: list[str] = Field(description="principal variation, SAN")
@@ -177,7 +187,7 @@ class AnalysisAnswer(BaseModel):
     engine: EngineInfo
 
     @classmethod
-    def of(cls, found, budget_ms, hash_mb):
+    def of(cls, found, budget_ms, hash_mb, threads=1):
         """The answer for engine.result.Analysis `found`: SAN, White's view and the game's result added."""
         from engine.san import line_san
 
@@ -197,7 +207,7 @@ class AnalysisAnswer(BaseModel):
             ponder_san=ponder_san, score=score_answer(found.score),
             score_white=score_answer(found.score.for_white(side)), depth=found.depth, seldepth=found.seldepth,
             nodes=found.nodes, nps=found.nps, time_ms=found.time_ms, budget_ms=budget_ms, hash_mb=hash_mb,
-            hashfull=found.hashfull, pv=list(found.pv), pv_san=pv_san, lines=lines,
+            threads=threads, hashfull=found.hashfull, pv=list(found.pv), pv_san=pv_san, lines=lines,
             engine=EngineInfo(name=engine.NAME, version=engine.__version__, backend=found.backend),
         )
 

@@ -15,7 +15,7 @@ import os
 from engine import analyse
 from engine.board import IllegalMoveError  # loads the compiled engine and builds its tables: in the init phase
 from engine.fen import FenError
-from functions.common.budget import hash_size_mb
+from functions.common.budget import default_threads, hash_size_mb
 from functions.common.job_queue import read_message
 from functions.common.models import AnalysisAnswer
 
@@ -94,12 +94,13 @@ def analyse_record(record, job_id, index, store, remaining_ms):
     if left < options.movetime_ms:
         raise Deferred(f"{left} ms left of the invocation (after a {margin} ms margin), "
                        f"{options.movetime_ms} ms needed")
-    hash_mb = hash_size_mb()
+    threads = options.threads or default_threads()
+    hash_mb = hash_size_mb(options.movetime_ms, threads)
     found = exception = None
     try:
         found = analyse(message.fen, message.moves, movetime_ms=options.movetime_ms, depth=options.depth,
-                        nodes=options.nodes, multipv=options.multipv, hash_mb=hash_mb)
-        result, error = AnalysisAnswer.of(found, options.movetime_ms, hash_mb), None
+                        nodes=options.nodes, multipv=options.multipv, hash_mb=hash_mb, threads=threads)
+        result, error = AnalysisAnswer.of(found, options.movetime_ms, hash_mb, threads), None
     except FenError as e:
         result, error = None, f"fen: {e}"
     except IllegalMoveError as e:
