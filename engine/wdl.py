@@ -75,11 +75,11 @@ def of_analysis(found):
     return wdl(found.score, material(found.fen))
 
 
-def expected(w, d, l):
+def expected(win, draw, loss):
     """The expected score in percent (a win 100, a draw 50) of a (win, draw, loss) in permille."""
-    return (w + d / 2) / 10
+    return (win + draw / 2) / 10
 
 
-def win_chance_white(w, d, l, side_to_move):
+def win_chance_white(win, draw, loss, side_to_move):
     """White's expected score in percent, 0..100 (50: even), from a (win, draw, loss) of the side to move."""
-    return expected(w, d, l) if side_to_move == "white" else expected(l, d, w)
+    return expected(win, draw, loss) if side_to_move == "white" else expected(loss, draw, win)

@@ -69,6 +69,15 @@ def multipv_field():
     return Field(1, ge=1, le=MAX_MULTIPV, description="how many best lines to report")
 
 
+CacheMode = Literal["on", "off", "refresh"]
+
+
+def cache_field():
+    return Field("on", description="the shared analysis cache: on (answer from it when it holds an analysis at "
+                                   "least as deep, else search and keep), off (no read, no write), refresh "
+                                   "(search, then write)")
+
+
 class SearchLimits(BaseModel):
     """How long to think. The search ends at whichever limit it reaches first; the time limit always applies."""
 
@@ -78,6 +87,7 @@ class SearchLimits(BaseModel):
     depth: int | None = depth_field()
     nodes: int | None = nodes_field()
     multipv: int = multipv_field()
+    cache: CacheMode = cache_field()
 
 
 class AnalyzeParams(BaseModel):
@@ -92,6 +102,7 @@ class AnalyzeParams(BaseModel):
     depth: int | None = depth_field()
     nodes: int | None = nodes_field()
     multipv: int = multipv_field()
+    cache: CacheMode = cache_field()
 
     @field_validator("moves", mode="before")
     @classmethod
@@ -99,7 +110,8 @@ class AnalyzeParams(BaseModel):
         return split_moves(value)
 
     def limits(self):
-        return SearchLimits(movetime_ms=self.movetime_ms, depth=self.depth, nodes=self.nodes, multipv=self.multipv)
+        return SearchLimits(movetime_ms=self.movetime_ms, depth=self.depth, nodes=self.nodes, multipv=self.multipv,
+                            cache=self.cache)
 
 
 class AnalyzeBody(AnalyzeParams):
@@ -136,10 +148,23 @@ def score_answer(score):
     return Mate(mate=score.mate) if score.mate is not None else Cp(cp=score.cp)
 
 
+class WdlAnswer(BaseModel):
+    """engine/wdl.py's model: permille from the side to move, summing to 1000."""
+
+    win: int = Field(ge=0, le=1000)
+    draw: int = Field(ge=0, le=1000)
+    loss: int = Field(ge=0, le=1000)
+
+
+def wdl_answer(triple):
+    return WdlAnswer(win=triple[0], draw=triple[1], loss=triple[2])
+
+
 class LineAnswer(BaseModel):
     multipv: int = Field(description="1 for the best line, 2 for the next, ...")
     score: ScoreAnswer = Field(description="from the side to move")
     score_white: ScoreAnswer = Field(description="the same score from White's point of view")
+    wdl: WdlAnswer = Field(description="win/draw/loss permille from the side to move, for this line's score")
     depth: int
     seldepth: int
     pv: list[str] = Field(description="the line in UCI")
@@ -163,6 +188,9 @@ class AnalysisAnswer(BaseModel):
     ponder_san: str | None
     score: ScoreAnswer = Field(description="from the side to move")
     score_white: ScoreAnswer = Field(description="the same score from White's point of view")
+    wdl: WdlAnswer = Field(description="win/draw/loss permille from the side to move (engine/wdl.py's model)")
+    win_chance: float = Field(ge=0, le=100, description="White's expected score in percent (a win 100, a draw "
+                                                        "50): 50 is even")
     depth: int
     seldepth: int
     nodes: int
@@ -174,16 +202,21 @@ class AnalysisAnswer(BaseModel):
     pv: list[str] = Field(description="principal variation, UCI")
     pv_san: list[str] = Field(description="principal variation, SAN")
     lines: list[LineAnswer] = Field(description="one per multipv, best first")
+    cached: bool = Field(description="answered from the shared analysis cache (the figures are those of the "
+                                     "search that made it)")
     engine: EngineInfo
 
     @classmethod
-    def of(cls, found, budget_ms, hash_mb):
-        """The answer for engine.result.Analysis `found`: SAN, White's view and the game's result added."""
+    def of(cls, found, budget_ms, hash_mb, cached=False):
+        """The answer for engine.result.Analysis `found`: SAN, White's view, WDL and the game's result added."""
+        from engine import wdl
         from engine.san import line_san
 
         side = found.side_to_move
+        m = wdl.material(found.fen)
         lines = [LineAnswer(multipv=line.multipv, score=score_answer(line.score),
-                            score_white=score_answer(line.score.for_white(side)), depth=line.depth,
+                            score_white=score_answer(line.score.for_white(side)),
+                            wdl=wdl_answer(wdl.wdl(line.score, m)), depth=line.depth,
                             seldepth=line.seldepth, pv=list(line.pv), pv_san=line_san(found.fen, line.pv))
                  for line in found.lines]
         pv_san = lines[0].pv_san if lines else []
@@ -191,13 +224,15 @@ class AnalysisAnswer(BaseModel):
             ponder_san = line_san(found.fen, [found.best_move, found.ponder])[1]
         else:
             ponder_san = pv_san[1] if found.ponder else None
+        triple = wdl.of_analysis(found)
         return cls(
             fen=found.fen, side_to_move=side, game_over=found.terminal, result=game_over.result(found.terminal, side),
             best_move=found.best_move, best_move_san=pv_san[0] if pv_san else None, ponder=found.ponder,
             ponder_san=ponder_san, score=score_answer(found.score),
-            score_white=score_answer(found.score.for_white(side)), depth=found.depth, seldepth=found.seldepth,
+            score_white=score_answer(found.score.for_white(side)), wdl=wdl_answer(triple),
+            win_chance=round(wdl.win_chance_white(*triple, side), 1), depth=found.depth, seldepth=found.seldepth,
             nodes=found.nodes, nps=found.nps, time_ms=found.time_ms, budget_ms=budget_ms, hash_mb=hash_mb,
-            hashfull=found.hashfull, pv=list(found.pv), pv_san=pv_san, lines=lines,
+            hashfull=found.hashfull, pv=list(found.pv), pv_san=pv_san, lines=lines, cached=cached,
             engine=EngineInfo(name=engine.NAME, version=engine.__version__, backend=found.backend),
         )
 
