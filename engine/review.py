@@ -1,6 +1,6 @@
 """Game review: every move of a game judged by how much of its side's winning chances it gave away.
 
-    review = review_game("white", moves, evals)     # the side to move first; evals: a PositionEval (or None) per position
+    review = review_game("white", moves, evals)   # who moves first; a PositionEval (or None) per position
     review.moves[i].judgement, review.sides["white"].accuracy, review.sides["black"].acpl
 
 `evals[i]` is the analysis of the position before move i (len(moves) + 1 of them: the last is the

@@ -255,7 +255,8 @@ class ErrorBody(BaseModel):
 def error_responses(*codes):
     """OpenAPI `responses` entries for the error statuses a route can answer."""
     texts = {400: "unreadable request (not JSON, not an object)", 404: "no such resource", 413: "body too large",
-             415: "body is not JSON", 422: "a field is missing, unknown, of the wrong type, out of range, or not "
-                                           "a legal FEN / move", 503: "a service the function needs refused"}
+             409: "not available in the resource's present state", 415: "body is not JSON",
+             422: "a field is missing, unknown, of the wrong type, out of range, or not a legal FEN / move",
+             503: "a service the function needs refused"}
     return {code: {"description": texts[code], "content": {"application/json": {"model": ErrorBody}}}
             for code in codes}
