@@ -132,6 +132,13 @@ class Judgements(BaseModel):
     blunder: int = Field(description="15 points or more (??)")
 
 
+class FlaggedMove(BaseModel):
+    ply: int = Field(description="from 0, the game's first move")
+    move: str = Field(description="numbered SAN, e.g. 6... Nf6")
+    judgement: Literal["inaccuracy", "mistake", "blunder"]
+    best: str | None = Field(description="the search's move in SAN")
+
+
 class GameSummary(BaseModel):
     """A reviewed game: engine/review.py's figures (README: Game review)."""
 
@@ -144,6 +151,7 @@ class GameSummary(BaseModel):
     accuracy: SideAccuracy = Field(description="percent, Lichess's formula over the WDL model's expected score")
     acpl: SideAcpl = Field(description="average centipawn loss")
     judgements: dict[Literal["white", "black"], Judgements]
+    flagged: list[FlaggedMove] = Field(description="the inaccuracies, mistakes and blunders, in order")
     win_chances: list[float | None] = Field(description="White's expected score (percent) in each position, from "
                                                         "the start; null where the analysis failed")
 

@@ -13,11 +13,13 @@ import json
 
 from engine import wdl
 from engine.annotated_pgn import write_game
-from engine.pgn import Game
+from engine.board import Board
+from engine.pgn import Game, move_label
 from engine.result import Score
-from engine.review import PositionEval, review_game
+from engine.review import GLYPHS, PositionEval, review_game
+from engine.san import line_san
 from functions.common.http import InputError
-from functions.common.job_models import GameSummary, Judgements, SideAccuracy, SideAcpl
+from functions.common.job_models import FlaggedMove, GameSummary, Judgements, SideAccuracy, SideAcpl
 
 MAX_GAMES_BYTES = 300 * 1024  # of the job item's 400 KB
 
@@ -66,6 +68,22 @@ def summaries(job, results):
     return [summary(game, review) for game, _, review in reviewed(job, results)]
 
 
+def flagged(game, review):
+    marked = [m for m in review.moves if m.judgement]
+    if not marked:
+        return []
+    sans = line_san(game.start_fen, game.moves)
+    board = Board(game.start_fen, capacity=len(game.moves) + 64)
+    out = []
+    for ply, move in enumerate(game.moves):
+        m = review.moves[ply]
+        if m.judgement:
+            out.append(FlaggedMove(ply=ply, move=move_label(game.start_fen, ply, sans[ply]) + GLYPHS[m.judgement],
+                                   judgement=m.judgement, best=line_san(board, [m.best])[0] if m.best else None))
+        board.push_uci(move)
+    return out
+
+
 def summary(game, review):
     white, black = review.sides["white"], review.sides["black"]
     return GameSummary(
@@ -74,7 +92,7 @@ def summary(game, review):
         accuracy=SideAccuracy(white=white.accuracy, black=black.accuracy),
         acpl=SideAcpl(white=white.acpl, black=black.acpl),
         judgements={"white": Judgements(**white.counts), "black": Judgements(**black.counts)},
-        judged=sum(1 for m in review.moves if m.accuracy is not None),
+        judged=sum(1 for m in review.moves if m.accuracy is not None), flagged=flagged(game, review),
         win_chances=[round(w, 1) if w is not None else None for w in review.win_chances])
 
 
