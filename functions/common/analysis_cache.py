@@ -66,7 +66,8 @@ def analyse_cached(fen, moves, limits, budget_ms, hash_mb, store, started_ns=Non
     if mode == "on" and entry is not None and serves(entry, limits, budget_ms, board.halfmove_clock):
         return to_analysis(entry["analysis"], board), CacheOutcome(True, "hit")
     found = search()
-    new = updated_entry(entry, found, budget_ms, board.halfmove_clock, refresh=mode == "refresh")
+    new = updated_entry(entry, found, budget_ms, board.halfmove_clock, refresh=mode == "refresh",
+                        timed=_ended_by_time(found, limits))
     if new is None:
         event = "unsafe"  # the search may have seen the fifty-move rule: not for other clocks
     elif new == entry:
@@ -97,14 +98,23 @@ def serves(entry, limits, budget_ms, clock):
     return bool(reached) and a["depth"] >= min(reached)
 
 
-def updated_entry(entry, found, budget_ms, clock, refresh=False):
-    """The entry to store after a search: the deeper analysis (the new one on a tie with refresh), and
-    this budget's depth recorded. None when the analysis may depend on the halfmove clock."""
+def _ended_by_time(found, limits):
+    """Whether the time budget ended the search (not its depth or nodes limit, nor a mate found)."""
+    mate = found.score.mate
+    return (limits.depth is None or found.depth < limits.depth) and \
+        (limits.nodes is None or found.nodes < limits.nodes) and (mate is None or found.depth < 2 * abs(mate) + 4)
+
+
+def updated_entry(entry, found, budget_ms, clock, refresh=False, timed=True):
+    """The entry to store after a search: the deeper analysis (the new one on a tie with refresh), and,
+    when the time budget ended it (`timed`), the depth this budget reached. None when the analysis may
+    depend on the halfmove clock."""
     if found.terminal is not None or not found.lines or not cache_key.clock_safe(clock, found.seldepth):
         return None
     budgets = dict(entry["budgets"]) if entry else {}
-    budgets.pop(str(budget_ms), None)
-    budgets[str(budget_ms)] = found.depth  # the most recent last
+    if timed:
+        budgets.pop(str(budget_ms), None)
+        budgets[str(budget_ms)] = found.depth  # the most recent last
     while len(budgets) > MAX_BUDGETS:
         budgets.pop(next(iter(budgets)))
     old = entry["analysis"] if entry else None
