@@ -10,8 +10,9 @@ next to it are not judged.
 Winning chances are engine/wdl.py's expected score (win + draw/2, in percent) for the score the
 search gave, from the mover's side: the model is fitted to Kibitz's own games, so a drop means the
 same whatever the score scale of the evaluation, and a score is read for the material on the board
-(Lichess's one curve, fitted to Stockfish's scale, would misread both). A move's drop is its side's winning chances before it (the best
-move's, as the search saw them) less those after it (the reply position's analysis, turned round).
+(Lichess's one curve, fitted to Stockfish's scale, would misread both). A move's drop is its side's
+winning chances before it (the best move's, as the search saw them) less those after it (the reply
+position's analysis, turned round).
 
 Judgements use Lichess's thresholds, which are 0.10 / 0.20 / 0.30 on its -1..1 scale of winning
 chances: 5, 10 and 15 points of expected score for an inaccuracy (?!), a mistake (?) and a blunder

@@ -59,7 +59,8 @@ CASES = {
     "analyze-post-moves-multipv.json": (200, JSON, _analysis(side="black", lines=3)),
     "analyze-post-depth.json": (200, JSON, _analysis(best={"d1d8"}, side="white")),  # back-rank mate in one
     "analyze-post-checkmate.json": (200, JSON, _over("checkmate", "0-1", {"win": 0, "draw": 0, "loss": 1000})),
-    "analyze-post-repetition.json": (200, JSON, _over("threefold repetition", "1/2-1/2", {"win": 0, "draw": 1000, "loss": 0})),
+    "analyze-post-repetition.json": (200, JSON, _over("threefold repetition", "1/2-1/2",
+                                                      {"win": 0, "draw": 1000, "loss": 0})),
     "analyze-post-bad-fen.json": (422, JSON, _error("fen", "side field")),
     "analyze-post-illegal-move.json": (422, JSON, _error("moves", "e7e4")),
     "analyze-post-out-of-range.json": (422, JSON, _error("movetime_ms", "25000")),

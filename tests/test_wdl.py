@@ -24,11 +24,11 @@ def test_probabilities_sum_to_1000_rise_with_the_score_and_mirror(m):
     assert a > 0 and b > 0  # a draw stays possible (draw = 1 - win - loss > 0) everywhere in the range
     previous = (-1, 0, 1001)
     for cp in range(-1500, 1501, 50):
-        w, d, l = wdl.wdl(Score(cp=cp), m)
-        assert w + d + l == 1000 and min(w, d, l) >= 0
-        assert w >= previous[0] and l <= previous[2]
-        assert (l, d, w) == wdl.wdl(Score(cp=-cp), m)  # the other side's view of the same position
-        previous = (w, d, l)
+        w, d, lose = wdl.wdl(Score(cp=cp), m)
+        assert w + d + lose == 1000 and min(w, d, lose) >= 0
+        assert w >= previous[0] and lose <= previous[2]
+        assert (lose, d, w) == wdl.wdl(Score(cp=-cp), m)  # the other side's view of the same position
+        previous = (w, d, lose)
     assert wdl.wdl(Score(cp=0), m)[0] == wdl.wdl(Score(cp=0), m)[2]
 
 
@@ -100,10 +100,10 @@ def test_uci_show_wdl():
     assert infos and all("wdl" in words for words in infos)
     for words in infos:
         i = words.index("wdl")
-        w, d, l = map(int, words[i + 1:i + 4])
-        assert w + d + l == 1000
+        w, d, lose = map(int, words[i + 1:i + 4])
+        assert w + d + lose == 1000
         assert words[words.index("score") + 1] == "cp"
-        assert (w, d, l) == wdl.wdl(Score(cp=int(words[words.index("score") + 2])), 78)
+        assert (w, d, lose) == wdl.wdl(Score(cp=int(words[words.index("score") + 2])), 78)
     assert any("UCI_ShowWDL needs true or false" in line for line in out)
     plain = uci("position startpos", "go depth 3", "position startpos")
     assert all("wdl" not in line for line in plain if line.startswith("info depth"))
