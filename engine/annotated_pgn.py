@@ -6,7 +6,8 @@
     1. e4 { [%eval 0.31] } 1... e5 { [%eval 0.28] } 2. Qh5?? { [%eval -1.50] Blunder. Nf3 was best. }
     ( 2. Nf3 { [%eval 0.31] } Nc6 3. Bb5 ) 2... Nc6 ...
 
-Every move carries `[%eval]`: the score of the position after it from White's side, in pawns with
+Every move carries `[%eval]` (and so does the start, in a comment before the first move): the score
+of the position after it from White's side, in pawns with
 two decimals, or `#N` / `#-N` for a mate in N for White / for Black (`#0`: the side to move is
 mated, as python-chess reads it). Inaccuracies, mistakes and blunders carry their glyph (`?!`, `?`,
 `??`, which PGN readers take as the NAGs $6, $2, $4), a comment saying what was best, and the
@@ -60,7 +61,9 @@ def write_game(game, evals, review):
     header = "\n".join(f"[{name} {quote(value)}]" for name, value in tags_of(game.tags, result, review).items())
     sans = line_san(game.start_fen, game.moves)
     board = Board(game.start_fen, capacity=len(game.moves) + 64)
-    tokens = []
+    # the start position's eval too, as a comment before the first move: the first move's drop can be
+    # read from the PGN alone
+    tokens = ["{ " + eval_text(evals[0]) + " }"] if evals and evals[0] is not None else []
     numbered = True  # the next move needs its number (a game's first move, after a comment or variation)
     for ply, (move, san) in enumerate(zip(game.moves, sans, strict=True)):
         mr = review.moves[ply]
