@@ -10,7 +10,7 @@ no compiled engine code: the bounds come from engine.limits and engine.layout.
 import re
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 import engine
 from engine import game_over
@@ -205,6 +205,28 @@ class AnalysisAnswer(BaseModel):
     cached: bool = Field(description="answered from the shared analysis cache (the figures are those of the "
                                      "search that made it)")
     engine: EngineInfo
+
+    @model_validator(mode="before")
+    @classmethod
+    def _stored_before_wdl(cls, data):
+        """A job result stored before answers had wdl, win_chance and cached (results live ResultsTtlDays)
+        reads as one made now: the model's figures from its score, not cached."""
+        if not isinstance(data, dict) or "wdl" in data or not isinstance(data.get("score"), dict):
+            return data
+        from engine import wdl
+        from engine.result import Score
+
+        def triple(score):
+            return wdl.wdl(Score(mate=score["mate"]) if "mate" in score else Score(cp=score.get("cp", 0)), m)
+
+        m = wdl.material(data.get("fen", STARTPOS))
+        over = data.get("game_over")
+        w, d, lo = ((0, 0, 1000) if over == "checkmate" else (0, 1000, 0)) if over else triple(data["score"])
+        lines = [{**line, "wdl": dict(zip(("win", "draw", "loss"), triple(line["score"]), strict=True))}
+                 if isinstance(line, dict) and "wdl" not in line and isinstance(line.get("score"), dict) else line
+                 for line in data.get("lines") or []]
+        return {**data, "wdl": {"win": w, "draw": d, "loss": lo}, "lines": lines, "cached": data.get("cached", False),
+                "win_chance": round(wdl.win_chance_white(w, d, lo, data.get("side_to_move", "white")), 1)}
 
     @classmethod
     def of(cls, found, budget_ms, hash_mb, cached=False):
