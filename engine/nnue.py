@@ -28,10 +28,10 @@ import pathlib
 import numpy as np
 
 from engine.layout import NET_B1, NET_B2, NET_SIZE, NET_W1, NET_W2, NNUE_HIDDEN
-from engine.layout import NNUE_QA as QA
-from engine.layout import NNUE_OUT_DIV as OUT_DIV
-from engine.layout import NNUE_QB as QB
-from engine.layout import NNUE_SCALE as SCALE
+from engine.layout import NNUE_OUT_DIV as OUT_DIV  # noqa: F401 (training/ reads it here)
+from engine.layout import NNUE_QA as QA  # noqa: F401 (training/ reads it here)
+from engine.layout import NNUE_QB as QB  # noqa: F401 (training/ reads it here)
+from engine.layout import NNUE_SCALE as SCALE  # noqa: F401 (training/ reads it here)
 
 MAGIC = b"KBZNNUE1"
 N_FEATURES = 768
