@@ -190,6 +190,9 @@ def readable(a):
                  + (f", expecting {a['ponder_san']}" if a["ponder_san"] else ""))
     lines.append(f"Score     {score_text(a['score'])} for {a['side_to_move']}, "
                  f"{score_text(a['score_white'])} from White's side")
+    w = a["wdl"]
+    lines.append(f"Chances   {w['win'] / 10:.1f}% win, {w['draw'] / 10:.1f}% draw, {w['loss'] / 10:.1f}% loss for "
+                 f"{a['side_to_move']}; White's expected score {a['win_chance']:.1f}%")
     lines.append(f"Search    depth {a['depth']}/{a['seldepth']}, {a['nodes']:,} nodes in {a['time_ms']} ms "
                  f"({a['nps']:,} nps, budget {a['budget_ms']} ms, {a['engine']['backend']})")
     for line in a["lines"]:
