@@ -72,7 +72,9 @@ class Handler:
         with contextlib.redirect_stdout(self.out):
             module = sys.modules[self.runtime.load().__module__]
         module.logger.registered_handler.setStream(self.out)
-        inner = module.analyse
+        from functions.common import analysis_cache  # the handler calls engine.analyse() through it
+
+        inner = analysis_cache.analyse
         self.search_ms = None
 
         def timed(*args, **kwargs):
@@ -82,10 +84,10 @@ class Handler:
             finally:
                 self.search_ms = (time.perf_counter() - t0) * 1000
 
-        module.analyse = timed
+        analysis_cache.analyse = timed
 
     def __call__(self, event):
-        self.search_ms = None
+        self.search_ms = 0.0  # stays 0 when the answer comes from the cache
         self.out.seek(0)
         self.out.truncate()
         with contextlib.redirect_stdout(self.out):

@@ -13,7 +13,7 @@ import time
 
 import numpy as np
 
-from engine import NAME, __version__, analyse, bench, native
+from engine import NAME, __version__, analyse, bench, native, wdl
 from engine.board import Board, IllegalMoveError
 from engine.fen import STARTPOS, FenError, square_name
 from engine.layout import MAX_MULTIPV
@@ -38,6 +38,7 @@ class UciSession:
         self.hash_mb = DEFAULT_HASH_MB
         self.multipv = 1
         self.threads = 1
+        self.show_wdl = False  # UCI_ShowWDL: `wdl W D L` in info lines (engine/wdl.py)
         self.params = {}
         self.stop = StopSignal()
         self.thread = None
@@ -66,6 +67,7 @@ class UciSession:
         self.send(f"option name MultiPV type spin default 1 min 1 max {MAX_MULTIPV}")
         self.send(f"option name Threads type spin default 1 min 1 max {MAX_THREADS}")
         self.send(f"option name EvalFile type string default {DEFAULT_NET.name}")
+        self.send("option name UCI_ShowWDL type check default false")
         if TUNING:
             for name, default, low, high in PARAMS:
                 self.send(f"option name {name} type spin default {default} min {low} max {high}")
@@ -101,6 +103,12 @@ class UciSession:
         name = name.strip()
         if name.lower() == "evalfile":
             self.load_net(value.strip())
+            return
+        if name.lower() == "uci_showwdl":
+            if value.strip().lower() not in ("true", "false"):
+                self.send(f"info string error: option UCI_ShowWDL needs true or false, got {value.strip()!r}")
+                return
+            self.show_wdl = value.strip().lower() == "true"
             return
         try:
             number = int(value.strip())
@@ -192,10 +200,12 @@ class UciSession:
         self.send(f"bestmove {result.best_move}" + (f" ponder {result.ponder}" if result.ponder else ""))
 
     def info(self, r):
+        material = wdl.material(r.fen) if self.show_wdl else 0
         for line in r.lines:
+            shown = " wdl {} {} {}".format(*wdl.wdl(line.score, material)) if self.show_wdl else ""
             self.send(
-                f"info depth {line.depth} seldepth {line.seldepth} multipv {line.multipv} score {line.score.uci()} "
-                f"nodes {r.nodes} nps {r.nps} hashfull {r.hashfull} time {r.time_ms} pv {' '.join(line.pv)}"
+                f"info depth {line.depth} seldepth {line.seldepth} multipv {line.multipv} score {line.score.uci()}"
+                f"{shown} nodes {r.nodes} nps {r.nps} hashfull {r.hashfull} time {r.time_ms} pv {' '.join(line.pv)}"
             )
 
     def wait(self):

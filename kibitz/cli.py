@@ -4,6 +4,7 @@
     kibitz serve [--port 3000]                                   # like `sam local start-api`, + SQS/DynamoDB
     kibitz analyze FEN [--movetime-ms N] [--moves ...]          # a readable analysis
     kibitz batch submit FILE / kibitz batch results JOB_ID      # batch jobs (kibitz/batch_client.py)
+    kibitz review game.pgn [-o annotated.pgn] [--graph DIR]     # game review (kibitz/review_client.py)
 
 Each verb is a module-level function registered in COMMANDS with its argument set-up; `serve` serves
 every Api route in template.yaml, and runs the queues, tables and SQS event sources the template
@@ -191,6 +192,9 @@ def readable(a):
                  + (f", expecting {a['ponder_san']}" if a["ponder_san"] else ""))
     lines.append(f"Score     {score_text(a['score'])} for {a['side_to_move']}, "
                  f"{score_text(a['score_white'])} from White's side")
+    w = a["wdl"]
+    lines.append(f"Chances   {w['win'] / 10:.1f}% win, {w['draw'] / 10:.1f}% draw, {w['loss'] / 10:.1f}% loss for "
+                 f"{a['side_to_move']}; White's expected score {a['win_chance']:.1f}%")
     lines.append(f"Search    depth {a['depth']}/{a['seldepth']}, {a['nodes']:,} nodes in {a['time_ms']} ms "
                  f"({a['nps']:,} nps, budget {a['budget_ms']} ms, {a['engine']['backend']})")
     for line in a["lines"]:
@@ -211,12 +215,25 @@ def batch(args):
     return run(args)
 
 
+def add_review(p):
+    from kibitz.review_client import add_review as add
+
+    add(p)
+
+
+def review(args):
+    from kibitz.review_client import review_command
+
+    return review_command(args)
+
+
 COMMANDS = {
     "invoke": (add_invoke, invoke, "run a function once on an event, in-process (sam local invoke)"),
     "serve": (add_serve, serve, "serve the template's API routes on 127.0.0.1 (sam local start-api), with its "
                                 "queues, tables and SQS event sources"),
     "analyze": (add_analyze, analyze, "analyse a position and print it for people"),
     "batch": (add_batch, batch, "submit a file of positions as a job, and collect the results"),
+    "review": (add_review, review, "review the games of a PGN file: annotated PGN, accuracy, ACPL, graphs"),
 }
 
 

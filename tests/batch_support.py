@@ -108,6 +108,9 @@ def stack(tmp_path, **overrides):
             s = Stack(aws, tmp_path)
             for key, value in s.functions["JobsFunction"].environment.items():
                 mp.setenv(key, value)  # KIBITZ_JOBS_TABLE, KIBITZ_JOBS_QUEUE_URL: the functions read them per call
+            # this stack's analysis cache: a name an earlier stack left in os.environ (moto keeps every table of
+            # the process) would answer from that stack's entries
+            mp.setenv("KIBITZ_CACHE_TABLE", s.functions["BatchFunction"].environment["KIBITZ_CACHE_TABLE"])
             yield s
         finally:
             aws.stop()

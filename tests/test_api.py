@@ -206,7 +206,7 @@ def test_unexpected_errors_answer_500_with_a_request_id_and_no_internals(runtime
     def broken(*args, **kwargs):
         raise RuntimeError("secret internals: /var/task/app.py line 1")
 
-    monkeypatch.setattr(app_module, "analyse", broken)
+    monkeypatch.setattr("functions.common.analysis_cache.analyse", broken)  # the handler's way to the engine
     status, body, logs = call(runtime, body={"fen": STARTPOS, "movetime_ms": 10})
     assert status == 500
     assert body["request_id"] and "secret" not in json.dumps(body) and "Traceback" not in json.dumps(body)
@@ -277,7 +277,7 @@ def test_cors_header_and_openapi(runtime):
     post = spec["paths"]["/analyze"]["post"]
     assert {"200", "400", "413", "415", "422"} <= set(post["responses"])
     schema = spec["components"]["schemas"]["AnalyzeBody"]
-    assert set(schema["properties"]) == {"fen", "moves", "movetime_ms", "depth", "nodes", "multipv", "threads"}
+    assert set(schema["properties"]) == {"fen", "moves", "movetime_ms", "depth", "nodes", "multipv", "threads", "cache"}
     assert schema["properties"]["movetime_ms"]["maximum"] == 25000
 
 

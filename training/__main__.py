@@ -1,4 +1,4 @@
-"""python -m training gen|train|export ... (see training/__init__.py)."""
+"""python -m training gen|train|export|wdl ... (see training/__init__.py)."""
 
 import argparse
 
@@ -30,6 +30,10 @@ def main(argv=None):
     e.add_argument("weights", help="the .npz that train wrote")
     e.add_argument("net", help="the net file to write, e.g. engine/nets/kibitz.nnue")
     e.add_argument("--check", default=None, help="a dataset folder: compare quantised and float evaluations")
+    w = sub.add_parser("wdl", help="fit the win/draw/loss model (engine/wdl.py) to self-play games")
+    w.add_argument("--data", action="append", required=True, help="dataset folder (repeat for several)")
+    w.add_argument("--write", action="store_true", help="rewrite the constants in engine/wdl.py")
+    w.add_argument("--record", action="store_true", help="record the report in docs/benchmarks.md")
     args = ap.parse_args(argv)
     if args.command == "gen":
         from training import gen
@@ -41,6 +45,10 @@ def main(argv=None):
         train.train(args.data, args.out, hidden=args.hidden, epochs=args.epochs, batch=args.batch, lr=args.lr,
                     final_lr=args.final_lr, result_weight=args.result_weight, seed=args.seed, resume=args.resume,
                     max_positions=args.max_positions)
+    elif args.command == "wdl":
+        from training import wdl
+
+        wdl.main(args)
     elif args.command == "export":
         from training import export, records
 

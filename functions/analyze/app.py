@@ -8,6 +8,7 @@ its attack tables once per process (Lambda's init phase); every warm invocation 
 Configuration (environment variables declared in template.yaml):
     KIBITZ_HASH_MB            transposition table per request, in MB ("auto": sized from the memory)
     KIBITZ_SAFETY_MARGIN_MS   time kept back from the Lambda deadline for answering (default 1000)
+    KIBITZ_CACHE_TABLE        the shared analysis cache (DynamoDB); unset: no cache (functions/common/cache_store.py)
     CORS_ORIGIN               Access-Control-Allow-Origin (default "*")
     POWERTOOLS_*              service name, metrics namespace, log level (Powertools reads them)
 """
@@ -17,6 +18,7 @@ from functions.common import init_phase
 init_phase.begin()  # no collections while the imports below make their objects (functions/common/init_phase.py)
 
 import os
+import time
 from typing import Annotated
 
 from aws_lambda_powertools import Logger, Metrics, Tracer
@@ -25,10 +27,11 @@ from aws_lambda_powertools.event_handler.openapi.params import Body, Query
 from aws_lambda_powertools.metrics import MetricUnit
 
 import engine
-from engine import analyse
 from engine.board import IllegalMoveError  # loads the compiled engine and builds its tables: in the init phase
 from engine.fen import FenError
+from functions.common.analysis_cache import analyse_cached
 from functions.common.budget import budget_ms, default_threads, hash_size_mb
+from functions.common.cache_store import CacheStore
 from functions.common.http import (
     MAX_BODY_BYTES,
     InputError,
@@ -45,7 +48,7 @@ RESPONSES = {200: {"description": "the analysis", "content": {"application/json"
     error_responses(400, 413, 415, 422)
 
 logger = Logger()
-tracer = Tracer(auto_patch=False)  # the function calls no AWS service: nothing to patch
+tracer = Tracer(auto_patch=False)  # one DynamoDB call a request at most: not worth patching botocore's cold start
 metrics = Metrics(namespace=os.environ.get("POWERTOOLS_METRICS_NAMESPACE", "Kibitz"))
 app = APIGatewayRestResolver(
     enable_validation=True,
@@ -53,6 +56,7 @@ app = APIGatewayRestResolver(
     json_body_deserializer=json_body_reader(MAX_BODY_BYTES),
 )
 install_error_handlers(app, logger, metrics)  # every error answers JSON naming the field and the reason
+cache = CacheStore.from_env()  # None without KIBITZ_CACHE_TABLE
 
 
 @app.post("/analyze", summary="Analyse a position (JSON body)", responses=RESPONSES, middlewares=[refuse_form_bodies])
@@ -68,24 +72,31 @@ def analyze_get(request: Annotated[AnalyzeQuery, Query()]) -> AnalysisAnswer:
 
 @tracer.capture_method
 def run(request):
+    started = time.monotonic_ns()  # a slow cache read comes out of the search's time, not on top of it
     budget = budget_ms(request.movetime_ms, app.lambda_context.get_remaining_time_in_millis())
     threads = request.threads or default_threads()
     hash_mb = hash_size_mb(budget, threads)
     try:
-        found = analyse(request.fen, request.moves, movetime_ms=budget, depth=request.depth, nodes=request.nodes,
-                        multipv=request.multipv, hash_mb=hash_mb, threads=threads)
+        found, outcome = analyse_cached(request.fen, request.moves, request.limits(), budget, hash_mb, cache, started,
+                                        threads=threads)
     except FenError as e:
         raise InputError(422, "fen", str(e)) from e
     except IllegalMoveError as e:
         raise InputError(422, "moves", str(e)) from e
-    metrics.add_metric("Nodes", MetricUnit.Count, found.nodes)
-    metrics.add_metric("NodesPerSecond", MetricUnit.CountPerSecond, found.nps)
+    if not outcome.cached:  # a cached answer's figures are those of an earlier search
+        metrics.add_metric("Nodes", MetricUnit.Count, found.nodes)
+        metrics.add_metric("NodesPerSecond", MetricUnit.CountPerSecond, found.nps)
+        metrics.add_metric("SearchTime", MetricUnit.Milliseconds, found.time_ms)
     metrics.add_metric("Depth", MetricUnit.Count, found.depth)
-    metrics.add_metric("SearchTime", MetricUnit.Milliseconds, found.time_ms)
     metrics.add_metric("Budget", MetricUnit.Milliseconds, budget)
+    metrics.add_metric("CacheHits" if outcome.cached else "CacheMisses", MetricUnit.Count, 1)
+    if outcome.event == "unavailable":
+        metrics.add_metric("CacheErrors", MetricUnit.Count, 1)
+        logger.warning("analysis cache unavailable", extra={"reason": outcome.detail})
     logger.info("analysed", extra={"fen": found.fen, "depth": found.depth, "nodes": found.nodes,
-                                   "time_ms": found.time_ms, "budget_ms": budget, "game_over": found.terminal})
-    return AnalysisAnswer.of(found, budget, hash_mb, threads)
+                                   "time_ms": found.time_ms, "budget_ms": budget, "game_over": found.terminal,
+                                   "cache": outcome.event, "cache_detail": outcome.detail, "threads": threads})
+    return AnalysisAnswer.of(found, budget, hash_mb, threads, cached=outcome.cached)
 
 
 docs = SwaggerOnDemand(app, path="/swagger", title="Kibitz analysis API", version=engine.__version__,

@@ -17,8 +17,8 @@ BatchProcessor runs `record_handler` on each and answers the records that must c
   no job                    a message for a job the table does not have (or with no job id at all):
                             reported as a failure, so it ends in the dead-letter queue for a person
 
-Configuration (template.yaml): KIBITZ_JOBS_TABLE, KIBITZ_HASH_MB, KIBITZ_RECORD_MARGIN_MS,
-KIBITZ_RESULTS_TTL_DAYS, POWERTOOLS_*.
+Configuration (template.yaml): KIBITZ_JOBS_TABLE, KIBITZ_CACHE_TABLE (the analysis cache),
+KIBITZ_HASH_MB, KIBITZ_RECORD_MARGIN_MS, KIBITZ_RESULTS_TTL_DAYS, POWERTOOLS_*.
 """
 
 import os
@@ -29,6 +29,7 @@ from aws_lambda_powertools.utilities.batch import BatchProcessor, EventType, pro
 
 from engine.tt_pool import reserve_hash
 from functions.common.budget import hash_size_mb
+from functions.common.cache_store import CacheStore
 from functions.common.job_store import Store, UnknownJob
 from functions.common.worker import Deferred, analyse_record, attribution, jobs_of
 
@@ -39,6 +40,7 @@ metrics = Metrics(namespace=os.environ.get("POWERTOOLS_METRICS_NAMESPACE", "Kibi
 # The processor logs each failed record with its exception (a warning: SQS delivers it again).
 processor = BatchProcessor(event_type=EventType.SQS, raise_on_entire_batch_failure=False, logger=logger)
 batch = {"store": None, "unknown_jobs": set()}  # this invocation's
+cache = CacheStore.from_env()  # the shared analysis cache; None without KIBITZ_CACHE_TABLE
 reserve_hash(hash_size_mb())  # in the init phase: the first position's search does not pay for the table
 
 COUNTED = {"analysed": "PositionsAnalysed", "failed": "PositionsFailed", "poison": "PoisonMessages",
@@ -53,7 +55,8 @@ def record_handler(record, lambda_context):
         metrics.add_metric("UnknownJobRecords", MetricUnit.Count, 1)
         raise UnknownJob(job_id)
     try:
-        outcome = analyse_record(record, job_id, index, batch["store"], lambda_context.get_remaining_time_in_millis())
+        outcome = analyse_record(record, job_id, index, batch["store"], lambda_context.get_remaining_time_in_millis(),
+                                 cache)
     except Deferred:
         metrics.add_metric("DeferredRecords", MetricUnit.Count, 1)
         raise
@@ -69,10 +72,17 @@ def report(outcome):
         logger.warning("poison message", extra={"reason": outcome.reason})
     elif outcome.event == "analysed":
         found = outcome.found
-        metrics.add_metric("Nodes", MetricUnit.Count, found.nodes)
-        metrics.add_metric("SearchTime", MetricUnit.Milliseconds, found.time_ms)
+        cached = outcome.cache.cached
+        metrics.add_metric("CacheHits" if cached else "CacheMisses", MetricUnit.Count, 1)
+        if not cached:
+            metrics.add_metric("Nodes", MetricUnit.Count, found.nodes)
+            metrics.add_metric("SearchTime", MetricUnit.Milliseconds, found.time_ms)
+        if outcome.cache.event == "unavailable":
+            metrics.add_metric("CacheErrors", MetricUnit.Count, 1)
+            logger.warning("analysis cache unavailable", extra={"reason": outcome.cache.detail})
         logger.info("analysed", extra={"fen": found.fen, "depth": found.depth, "nodes": found.nodes,
-                                       "time_ms": found.time_ms, "game_over": found.terminal})
+                                       "time_ms": found.time_ms, "game_over": found.terminal,
+                                       "cache": outcome.cache.event, "cache_detail": outcome.cache.detail})
     elif outcome.event == "failed":
         if outcome.exception is not None:
             logger.error("analysis failed", exc_info=outcome.exception)

@@ -11,6 +11,10 @@
     job_store.py    the results table (DynamoDB)
     job_submit.py   submit(): check, record, queue
     worker.py       BatchFunction's work on one queue record
+    review_report.py  a review job's game summaries and annotated PGN (engine/review.py, annotated_pgn.py)
+    analysis_cache.py engine.analyse() through the shared analysis cache: the deep-enough rule, poison guard
+    cache_store.py  the analysis cache's table (DynamoDB), fail-fast
+    dynamodb_lite.py  a stdlib DynamoDB client (SigV4) for the cache: no boto3 in AnalyzeFunction
     clients.py      boto3 clients
 
 On Lambda this package comes from CommonLayer (layers/common/Makefile ships it as

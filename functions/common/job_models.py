@@ -10,7 +10,9 @@ from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator,
 
 from functions.common.models import (
     AnalysisAnswer,
+    CacheMode,
     SearchLimits,
+    cache_field,
     depth_field,
     fen_field,
     moves_field,
@@ -78,10 +80,13 @@ class JobRequest(BaseModel):
     nodes: int | None = nodes_field()
     multipv: int = multipv_field()
     threads: int | None = threads_field()
+    cache: CacheMode = cache_field()
+    review: bool = Field(False, description="with `pgn`: review the games (GET /jobs/{job_id}/pgn answers them "
+                                            "annotated, GET /jobs/{job_id} a summary per game)")
 
     def limits(self):
         return SearchLimits(movetime_ms=self.movetime_ms, depth=self.depth, nodes=self.nodes, multipv=self.multipv,
-                            threads=self.threads)
+                            threads=self.threads, cache=self.cache)
 
     def sources(self):
         return [name for name in ("positions", "epd", "pgn") if getattr(self, name) is not None]
@@ -113,6 +118,46 @@ class JobResult(BaseModel):
     error: str | None = Field(description="why the position could not be analysed; null when done")
 
 
+class SideAccuracy(BaseModel):
+    white: float | None = Field(description="null when none of the side's moves could be judged")
+    black: float | None
+
+
+class SideAcpl(BaseModel):
+    white: int | None
+    black: int | None
+
+
+class Judgements(BaseModel):
+    inaccuracy: int = Field(description="moves that gave away 5 to 10 points of expected score (?!)")
+    mistake: int = Field(description="10 to 15 points (?)")
+    blunder: int = Field(description="15 points or more (??)")
+
+
+class FlaggedMove(BaseModel):
+    ply: int = Field(description="from 0, the game's first move")
+    move: str = Field(description="numbered SAN, e.g. 6... Nf6")
+    judgement: Literal["inaccuracy", "mistake", "blunder"]
+    best: str | None = Field(description="the search's move in SAN")
+
+
+class GameSummary(BaseModel):
+    """A reviewed game: engine/review.py's figures (README: Game review)."""
+
+    game: int = Field(description="the game's number in the PGN, from 1")
+    white: str
+    black: str
+    result: str
+    plies: int
+    judged: int = Field(description="moves judged (both positions around them analysed)")
+    accuracy: SideAccuracy = Field(description="percent, Lichess's formula over the WDL model's expected score")
+    acpl: SideAcpl = Field(description="average centipawn loss")
+    judgements: dict[Literal["white", "black"], Judgements]
+    flagged: list[FlaggedMove] = Field(description="the inaccuracies, mistakes and blunders, in order")
+    win_chances: list[float | None] = Field(description="White's expected score (percent) in each position, from "
+                                                        "the start; null where the analysis failed")
+
+
 class JobState(BaseModel):
     job_id: str
     status: Status
@@ -123,6 +168,9 @@ class JobState(BaseModel):
     started_at: str | None
     updated_at: str | None
     options: SearchLimits
+    review: bool = Field(description="submitted with review: true")
+    games: list[GameSummary] | None = Field(description="a review's summary per game, once every position is "
+                                                        "finished; else null")
     results: list[JobResult] = Field(description="finished positions in index order, one page")
     next_after: int | None = Field(description="more results may follow: GET again with ?after=<this>")
 

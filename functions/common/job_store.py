@@ -58,10 +58,13 @@ class Store:
     def _expires(self):
         return {"N": str(int(time.time() + self.ttl_days * 86400))}
 
-    def create_job(self, job_id, total, limits, source):
+    def create_job(self, job_id, total, limits, source, games=None):
+        """games: a review's games (functions/common/review_report.games_record), or None."""
         item = {**self._key(job_id, JOB_SEQ), "total": {"N": str(total)}, "source": {"S": source},
                 "options": {"S": limits.model_dump_json()}, "created_at": {"S": now_iso()},
                 "expires_at": self._expires()}
+        if games is not None:
+            item["games"] = {"S": games}
         self.ddb.put_item(TableName=self.table, Item=item, ConditionExpression="attribute_not_exists(job_id)")
 
     def delete_job(self, job_id):
@@ -133,7 +136,8 @@ class Store:
         return {"job_id": job_id, "status": job_status(total, done, failed, started), "total": total, "done": done,
                 "failed": failed, "created_at": item["created_at"]["S"], "started_at": started,
                 "updated_at": item.get("updated_at", {}).get("S"),
-                "options": SearchLimits.model_validate_json(item["options"]["S"]), "source": item["source"]["S"]}
+                "options": SearchLimits.model_validate_json(item["options"]["S"]), "source": item["source"]["S"],
+                "games": item.get("games", {}).get("S")}
 
     def results(self, job_id, after=-1, limit=DEFAULT_PAGE):
         """([JobResult], next_after): finished positions with index > after, in index order."""
@@ -149,10 +153,26 @@ class Store:
         more = "LastEvaluatedKey" in page and results
         return results, (results[-1].index if more else None)
 
+    def all_results(self, job_id):
+        """Every finished position's JobResult, in index order."""
+        out, after = [], -1
+        while True:
+            page, after = self.results(job_id, after, 1000)
+            out += page
+            if after is None:
+                return out
+
     def state(self, job_id, after=-1, limit=DEFAULT_PAGE):
-        """JobState (the job and one page of results), or None for an unknown job."""
+        """JobState (the job and one page of results; a finished review's game summaries), or None for an
+        unknown job."""
+        from functions.common.review_report import summaries
+
         job = self.job(job_id)
         if job is None:
             return None
         results, next_after = self.results(job_id, after, limit)
-        return JobState(**{k: v for k, v in job.items() if k != "source"}, results=results, next_after=next_after)
+        games = None
+        if job["games"] is not None and job["status"] in ("done", "done-with-failures"):
+            games = summaries(job, self.all_results(job_id))
+        return JobState(**{k: v for k, v in job.items() if k not in ("source", "games")},
+                        review=job["games"] is not None, games=games, results=results, next_after=next_after)

@@ -6,12 +6,14 @@ JobsFunction's POST /jobs and `kibitz batch submit --queue-url` both call submit
 import os
 import uuid
 
+from engine.pgn import read_games
 from functions.common.clients import client
 from functions.common.http import InputError
 from functions.common.job_models import JobAccepted, NotQueued
 from functions.common.job_queue import send_positions
 from functions.common.job_store import Store
 from functions.common.positions import read_positions
+from functions.common.review_report import games_record
 
 
 def new_job_id():
@@ -28,10 +30,13 @@ def submit(request, store=None, sqs=None, queue_url=None):
     if len(sources) != 1:
         raise InputError(422, "body", "give exactly one of positions, epd or pgn" +
                          (f" (got {', '.join(sources)})" if sources else ""))
+    if request.review and sources != ["pgn"]:
+        raise InputError(422, "review", f"a review needs games: send them as pgn, not {sources[0]}")
     positions, errors = read_positions(request)
     if errors:
         first, *more = errors
         raise InputError(422, first["field"], first["reason"], more)
+    games = games_record(read_games(request.pgn)) if request.review else None
     store = store or Store()
     sqs = sqs or client("sqs")
     queue_url = queue_url or os.environ.get("KIBITZ_JOBS_QUEUE_URL")
@@ -39,7 +44,7 @@ def submit(request, store=None, sqs=None, queue_url=None):
         raise RuntimeError("KIBITZ_JOBS_QUEUE_URL is not set: the jobs queue's URL")
     limits = request.limits()
     job_id = new_job_id()
-    store.create_job(job_id, len(positions), limits, sources[0])
+    store.create_job(job_id, len(positions), limits, sources[0], games)
     queued, refused = send_positions(sqs, queue_url, job_id, positions, limits)
     if queued == 0:
         store.delete_job(job_id)

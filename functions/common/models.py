@@ -10,7 +10,7 @@ no compiled engine code: the bounds come from engine.limits and engine.layout.
 import re
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 import engine
 from engine import game_over
@@ -75,6 +75,15 @@ def threads_field():
                              "(its memory / 1769 MB)")
 
 
+CacheMode = Literal["on", "off", "refresh"]
+
+
+def cache_field():
+    return Field("on", description="the shared analysis cache: on (answer from it when it holds an analysis at "
+                                   "least as deep, else search and keep), off (no read, no write), refresh "
+                                   "(search, then write)")
+
+
 class SearchLimits(BaseModel):
     """How long to think. The search ends at whichever limit it reaches first; the time limit always applies."""
 
@@ -85,6 +94,7 @@ class SearchLimits(BaseModel):
     nodes: int | None = nodes_field()
     multipv: int = multipv_field()
     threads: int | None = threads_field()
+    cache: CacheMode = cache_field()
 
 
 class AnalyzeParams(BaseModel):
@@ -100,6 +110,7 @@ class AnalyzeParams(BaseModel):
     nodes: int | None = nodes_field()
     multipv: int = multipv_field()
     threads: int | None = threads_field()
+    cache: CacheMode = cache_field()
 
     @field_validator("moves", mode="before")
     @classmethod
@@ -108,7 +119,7 @@ class AnalyzeParams(BaseModel):
 
     def limits(self):
         return SearchLimits(movetime_ms=self.movetime_ms, depth=self.depth, nodes=self.nodes, multipv=self.multipv,
-                            threads=self.threads)
+                            threads=self.threads, cache=self.cache)
 
 
 class AnalyzeBody(AnalyzeParams):
@@ -145,10 +156,23 @@ def score_answer(score):
     return Mate(mate=score.mate) if score.mate is not None else Cp(cp=score.cp)
 
 
+class WdlAnswer(BaseModel):
+    """engine/wdl.py's model: permille from the side to move, summing to 1000."""
+
+    win: int = Field(ge=0, le=1000)
+    draw: int = Field(ge=0, le=1000)
+    loss: int = Field(ge=0, le=1000)
+
+
+def wdl_answer(triple):
+    return WdlAnswer(win=triple[0], draw=triple[1], loss=triple[2])
+
+
 class LineAnswer(BaseModel):
     multipv: int = Field(description="1 for the best line, 2 for the next, ...")
     score: ScoreAnswer = Field(description="from the side to move")
     score_white: ScoreAnswer = Field(description="the same score from White's point of view")
+    wdl: WdlAnswer = Field(description="win/draw/loss permille from the side to move, for this line's score")
     depth: int
     seldepth: int
     pv: list[str] = Field(description="the line in UCI")
@@ -172,6 +196,9 @@ class AnalysisAnswer(BaseModel):
     ponder_san: str | None
     score: ScoreAnswer = Field(description="from the side to move")
     score_white: ScoreAnswer = Field(description="the same score from White's point of view")
+    wdl: WdlAnswer = Field(description="win/draw/loss permille from the side to move (engine/wdl.py's model)")
+    win_chance: float = Field(ge=0, le=100, description="White's expected score in percent (a win 100, a draw "
+                                                        "50): 50 is even")
     depth: int
     seldepth: int
     nodes: int
@@ -179,21 +206,48 @@ class AnalysisAnswer(BaseModel):
     time_ms: int = Field(description="search time")
     budget_ms: int = Field(description="the time limit the search was given")
     hash_mb: int = Field(description="transposition table size")
-    threads: int = Field(description="searching threads (Lazy SMP)")
+    threads: int = Field(1, description="searching threads (Lazy SMP)")
     hashfull: int = Field(description="permille of the transposition table in use")
     pv: list[str] = Field(description="principal variation, UCI")
     pv_san: list[str] = Field(description="principal variation, SAN")
     lines: list[LineAnswer] = Field(description="one per multipv, best first")
+    cached: bool = Field(description="answered from the shared analysis cache (the figures are those of the "
+                                     "search that made it)")
     engine: EngineInfo
 
+    @model_validator(mode="before")
     @classmethod
-    def of(cls, found, budget_ms, hash_mb, threads=1):
-        """The answer for engine.result.Analysis `found`: SAN, White's view and the game's result added."""
+    def _stored_before_wdl(cls, data):
+        """A job result stored before answers had wdl, win_chance and cached (results live ResultsTtlDays)
+        reads as one made now: the model's figures from its score, not cached."""
+        if not isinstance(data, dict) or "wdl" in data or not isinstance(data.get("score"), dict):
+            return data
+        from engine import wdl
+        from engine.result import Score
+
+        def triple(score):
+            return wdl.wdl(Score(mate=score["mate"]) if "mate" in score else Score(cp=score.get("cp", 0)), m)
+
+        m = wdl.material(data.get("fen", STARTPOS))
+        over = data.get("game_over")
+        w, d, lo = ((0, 0, 1000) if over == "checkmate" else (0, 1000, 0)) if over else triple(data["score"])
+        lines = [{**line, "wdl": dict(zip(("win", "draw", "loss"), triple(line["score"]), strict=True))}
+                 if isinstance(line, dict) and "wdl" not in line and isinstance(line.get("score"), dict) else line
+                 for line in data.get("lines") or []]
+        return {**data, "wdl": {"win": w, "draw": d, "loss": lo}, "lines": lines, "cached": data.get("cached", False),
+                "win_chance": round(wdl.win_chance_white(w, d, lo, data.get("side_to_move", "white")), 1)}
+
+    @classmethod
+    def of(cls, found, budget_ms, hash_mb, threads=1, cached=False):
+        """The answer for engine.result.Analysis `found`: SAN, White's view, WDL and the game's result added."""
+        from engine import wdl
         from engine.san import line_san
 
         side = found.side_to_move
+        m = wdl.material(found.fen)
         lines = [LineAnswer(multipv=line.multipv, score=score_answer(line.score),
-                            score_white=score_answer(line.score.for_white(side)), depth=line.depth,
+                            score_white=score_answer(line.score.for_white(side)),
+                            wdl=wdl_answer(wdl.wdl(line.score, m)), depth=line.depth,
                             seldepth=line.seldepth, pv=list(line.pv), pv_san=line_san(found.fen, line.pv))
                  for line in found.lines]
         pv_san = lines[0].pv_san if lines else []
@@ -201,13 +255,15 @@ class AnalysisAnswer(BaseModel):
             ponder_san = line_san(found.fen, [found.best_move, found.ponder])[1]
         else:
             ponder_san = pv_san[1] if found.ponder else None
+        triple = wdl.of_analysis(found)
         return cls(
             fen=found.fen, side_to_move=side, game_over=found.terminal, result=game_over.result(found.terminal, side),
             best_move=found.best_move, best_move_san=pv_san[0] if pv_san else None, ponder=found.ponder,
             ponder_san=ponder_san, score=score_answer(found.score),
-            score_white=score_answer(found.score.for_white(side)), depth=found.depth, seldepth=found.seldepth,
+            score_white=score_answer(found.score.for_white(side)), wdl=wdl_answer(triple),
+            win_chance=round(wdl.win_chance_white(*triple, side), 1), depth=found.depth, seldepth=found.seldepth,
             nodes=found.nodes, nps=found.nps, time_ms=found.time_ms, budget_ms=budget_ms, hash_mb=hash_mb,
-            threads=threads, hashfull=found.hashfull, pv=list(found.pv), pv_san=pv_san, lines=lines,
+            threads=threads, hashfull=found.hashfull, pv=list(found.pv), pv_san=pv_san, lines=lines, cached=cached,
             engine=EngineInfo(name=engine.NAME, version=engine.__version__, backend=found.backend),
         )
 
@@ -230,7 +286,8 @@ class ErrorBody(BaseModel):
 def error_responses(*codes):
     """OpenAPI `responses` entries for the error statuses a route can answer."""
     texts = {400: "unreadable request (not JSON, not an object)", 404: "no such resource", 413: "body too large",
-             415: "body is not JSON", 422: "a field is missing, unknown, of the wrong type, out of range, or not "
-                                           "a legal FEN / move", 503: "a service the function needs refused"}
+             409: "not available in the resource's present state", 415: "body is not JSON",
+             422: "a field is missing, unknown, of the wrong type, out of range, or not a legal FEN / move",
+             503: "a service the function needs refused"}
     return {code: {"description": texts[code], "content": {"application/json": {"model": ErrorBody}}}
             for code in codes}

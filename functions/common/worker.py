@@ -1,7 +1,7 @@
 """BatchFunction's work on one queue record, as plain functions that know nothing of Lambda's event.
 
     job_id, index = attribution(record)                     # or Unattributable
-    outcome = analyse_record(record, job_id, index, store, remaining_ms)   # or Deferred
+    outcome = analyse_record(record, job_id, index, store, remaining_ms, cache)   # or Deferred
 
 record: one SQS record as Powertools gives it (message_id, body, message_attributes,
 attributes.approximate_receive_count). What happens to it is in functions/batch/app.py's docstring;
@@ -12,9 +12,9 @@ import dataclasses
 import json
 import os
 
-from engine import analyse
 from engine.board import IllegalMoveError  # loads the compiled engine and builds its tables: in the init phase
 from engine.fen import FenError
+from functions.common.analysis_cache import analyse_cached
 from functions.common.budget import default_threads, hash_size_mb
 from functions.common.job_queue import read_message
 from functions.common.models import AnalysisAnswer
@@ -36,6 +36,7 @@ class Outcome:
     event: str  # what happened: "analysed", "failed", "poison", "mismatch", "redelivered" or "duplicate"
     reason: str | None = None  # why it failed
     found: object = None  # engine.result.Analysis, when analysed
+    cache: object = None  # functions.common.analysis_cache.CacheOutcome, when analysed
     exception: BaseException | None = None  # an engine bug, whose traceback belongs in the log
 
 
@@ -62,8 +63,9 @@ def attribution(record):
             from None
 
 
-def analyse_record(record, job_id, index, store, remaining_ms):
-    """Read the record's message, analyse its position, store and count the result (job_store.Store).
+def analyse_record(record, job_id, index, store, remaining_ms, cache=None):
+    """Read the record's message, analyse its position (through the analysis cache, a
+    cache_store.CacheStore or None), store and count the result (job_store.Store).
 
     Raises Deferred when remaining_ms less KIBITZ_RECORD_MARGIN_MS is under the position's movetime;
     AWS errors propagate (the record comes back).
@@ -96,11 +98,11 @@ def analyse_record(record, job_id, index, store, remaining_ms):
                        f"{options.movetime_ms} ms needed")
     threads = options.threads or default_threads()
     hash_mb = hash_size_mb(options.movetime_ms, threads)
-    found = exception = None
+    found = exception = outcome = None
     try:
-        found = analyse(message.fen, message.moves, movetime_ms=options.movetime_ms, depth=options.depth,
-                        nodes=options.nodes, multipv=options.multipv, hash_mb=hash_mb, threads=threads)
-        result, error = AnalysisAnswer.of(found, options.movetime_ms, hash_mb, threads), None
+        found, outcome = analyse_cached(message.fen, message.moves, options, options.movetime_ms, hash_mb, cache,
+                                        threads=threads)
+        result, error = AnalysisAnswer.of(found, options.movetime_ms, hash_mb, threads, cached=outcome.cached), None
     except FenError as e:
         result, error = None, f"fen: {e}"
     except IllegalMoveError as e:
@@ -112,5 +114,5 @@ def analyse_record(record, job_id, index, store, remaining_ms):
     if store.record(job_id, index, message.id, message.fen, analysis=result, error=error) == "duplicate":
         return Outcome("duplicate", "duplicate")
     if error is None:
-        return Outcome("done", "analysed", found=found)
+        return Outcome("done", "analysed", found=found, cache=outcome)
     return Outcome("failed", "failed", reason=error, exception=exception)

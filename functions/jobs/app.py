@@ -1,10 +1,12 @@
-"""JobsFunction: POST /jobs and GET /jobs/{job_id}, the batch analysis API behind API Gateway (REST).
+"""JobsFunction: POST /jobs, GET /jobs/{job_id} and GET /jobs/{job_id}/pgn, the batch analysis API
+behind API Gateway (REST).
 
 POST /jobs checks every position (a bad one answers 422 naming it, and nothing is queued), records
 the job in the results table, sends one message per position to the jobs queue (SendMessageBatch,
 10 a call) and answers 202 with the job id. BatchFunction does the analysis. GET /jobs/{job_id}
-answers the status, the counts and one page of results. functions/common/job_submit.py and
-job_store.py do the work; this module is the HTTP adapter. A function of its own, so AnalyzeFunction's
+answers the status, the counts and one page of results (and a finished review's summary per game);
+GET /jobs/{job_id}/pgn a finished review's annotated PGN. functions/common/job_submit.py, job_store.py
+and review_report.py do the work; this module is the HTTP adapter. A function of its own, so AnalyzeFunction's
 cold start carries neither boto3 nor the jobs code, and its IAM role reaches no table and no queue.
 
 Configuration (template.yaml): KIBITZ_JOBS_TABLE, KIBITZ_JOBS_QUEUE_URL, KIBITZ_RESULTS_TTL_DAYS,
@@ -36,6 +38,7 @@ from functions.common.job_models import DEFAULT_PAGE, MAX_JOB_BODY_BYTES, MAX_PA
 from functions.common.job_store import Store
 from functions.common.job_submit import submit
 from functions.common.models import error_responses
+from functions.common.review_report import annotated_pgn
 
 logger = Logger()
 tracer = Tracer()  # patches botocore: the SQS and DynamoDB calls show in X-Ray
@@ -75,6 +78,24 @@ def get_job(job_id: Annotated[str, Path(min_length=1, max_length=64)],
     if state is None:
         raise InputError(404, "job_id", f"no job {job_id}: it was never submitted, or it expired")
     return state
+
+
+@app.get("/jobs/<job_id>/pgn", summary="A finished review's games, annotated (PGN)", responses={
+    200: {"description": "the annotated PGN", "content": {"text/plain": {"schema": {"type": "string"}}}},
+    **error_responses(404, 409)})
+def get_job_pgn(job_id: Annotated[str, Path(min_length=1, max_length=64)]) -> Response[str]:
+    store = Store()
+    job = store.job(job_id)
+    if job is None:
+        raise InputError(404, "job_id", f"no job {job_id}: it was never submitted, or it expired")
+    if job["games"] is None:
+        raise InputError(409, "job_id", f"job {job_id} is not a review: submit the games as pgn with review: true")
+    if job["status"] not in ("done", "done-with-failures"):
+        raise InputError(409, "job_id", f"job {job_id} is {job['status']}: {job['done'] + job['failed']} of "
+                                        f"{job['total']} positions finished; GET /jobs/{job_id} for progress")
+    text = annotated_pgn(job, store.all_results(job_id))
+    metrics.add_metric("ReviewsRead", MetricUnit.Count, 1)
+    return Response(status_code=200, content_type="text/plain; charset=utf-8", body=text)
 
 
 @app.exception_handler((BotoCoreError, ClientError))
