@@ -137,7 +137,8 @@ def calibration(score_cp, y, predicted):
         if not mask.any():
             continue
         pred = f"{100 * win[mask].mean():.0f} / {100 * draw[mask].mean():.0f} / {100 * loss[mask].mean():.0f}"
-        obs = f"{100 * (y[mask] == 2).mean():.0f} / {100 * (y[mask] == 1).mean():.0f} / {100 * (y[mask] == 0).mean():.0f}"
+        won, drawn, lost = ((y[mask] == k).mean() for k in (2, 1, 0))
+        obs = f"{100 * won:.0f} / {100 * drawn:.0f} / {100 * lost:.0f}"
         rows.append([name, int(mask.sum()), pred, obs])
     return rows
 
