@@ -84,8 +84,8 @@ def numba_rate(own, other, count, target, scale, hidden, batch, batches, warmup)
         if i == warmup:
             t = time.perf_counter()
         rows = rng.integers(0, len(target), batch)
-        train._gradients(rows, own, other, count, target, params["w1"], params["b1"], params["w2"], params["b2"],
-                         g1, gb1, g2, gb2, scratch, scale)
+        train._gradients(rows, np.zeros(len(rows), np.bool_), own, other, count, target, params["w1"], params["b1"],
+                         params["w2"], params["b2"], g1, gb1, g2, gb2, scratch, scale, train.MIRROR)
         for name, grad in (("w1", g1.sum(axis=0)), ("b1", gb1.sum(axis=0)), ("w2", g2.sum(axis=0)),
                            ("b2", np.array([gb2.sum()], np.float32))):
             m, v = moments[name]

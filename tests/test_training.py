@@ -48,12 +48,13 @@ def test_trainer_gradients_match_finite_differences():
     scratch = np.zeros((1, 4, 16), np.float32)
     rows = np.arange(len(recs))
     scale = np.float32(2.0)
-    train._gradients(rows, own, other, count, target, p["w1"], p["b1"], p["w2"], p["b2"], g1, gb1, g2, gb2,
-                     scratch, scale)
+    flips = np.zeros(len(rows), np.bool_)
+    train._gradients(rows, flips, own, other, count, target, p["w1"], p["b1"], p["w2"], p["b2"], g1, gb1, g2, gb2,
+                     scratch, scale, train.MIRROR)
 
     def loss():
         return train._loss(rows, own, other, count, target, p["w1"], p["b1"], p["w2"], p["b2"], scratch,
-                           scale) * len(rows)
+                           scale, train.MIRROR) * len(rows)
 
     checks = [("w2", (3,), g2[0][3]), ("b2", (0,), gb2[0]), ("b1", (5,), gb1[0][5]),
               ("w1", (int(own[0, 0]), 5), g1[0][int(own[0, 0]), 5])]
@@ -65,6 +66,24 @@ def test_trainer_gradients_match_finite_differences():
         down = loss()
         p[name][idx] += eps
         assert (up - down) / (2 * eps) == pytest.approx(grad, rel=0.02, abs=1e-3), name
+
+
+def test_mirrored_features_flip_the_file_and_nothing_else():
+    board = Board("r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1")
+    mirror_fen = "r2k3r/1bpqpp1p/1pnp2nb/3NP3/3P2p1/p1Q2N2/PPPBBPPP/R2K3R w - - 0 1"
+    a, b = Board(mirror_fen), board
+    recs = np.stack([records.pack(b.board, 0, 0, 1, 0), records.pack(a.board, 0, 0, 1, 0)])
+    own, other, count = features.extract(recs)
+    assert sorted(train.MIRROR[own[0, :count[0]]]) == sorted(own[1, :count[1]])
+    assert sorted(train.MIRROR[other[0, :count[0]]]) == sorted(other[1, :count[1]])
+    assert np.array_equal(train.MIRROR[train.MIRROR], np.arange(768))
+
+
+def test_held_back_games_are_spread_over_every_worker():
+    recs = np.zeros(10000, records.RECORD)
+    recs["game"] = np.arange(0, 20000, 2)  # one worker's games: all even
+    share = train.held_back(recs).mean()
+    assert 0.01 < share < 0.04
 
 
 def test_fit_k_recovers_the_scale_of_a_logistic():

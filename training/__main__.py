@@ -14,6 +14,7 @@ def main(argv=None):
     g.add_argument("--workers", type=int, default=2)
     g.add_argument("--nodes", type=int, default=5000, help="search nodes a move")
     g.add_argument("--games", type=int, default=None, help="stop after this many games (default: run until killed)")
+    g.add_argument("--net", default=None, help="search with this net file (default: the engine's own evaluation)")
     t = sub.add_parser("train", help="fit the network to a dataset")
     t.add_argument("--data", action="append", required=True, help="dataset folder (repeat for several)")
     t.add_argument("--out", required=True, help="the float weights, .npz (a checkpoint sits beside it)")
@@ -26,6 +27,7 @@ def main(argv=None):
     t.add_argument("--seed", type=int, default=1)
     t.add_argument("--max-positions", type=int, default=None)
     t.add_argument("--resume", action="store_true", help="continue from the checkpoint beside --out")
+    t.add_argument("--mirror", action="store_true", help="train on each position or its mirror image (a <-> h)")
     e = sub.add_parser("export", help="quantise trained weights into a net file")
     e.add_argument("weights", help="the .npz that train wrote")
     e.add_argument("net", help="the net file to write, e.g. engine/nets/kibitz.nnue")
@@ -38,13 +40,13 @@ def main(argv=None):
     if args.command == "gen":
         from training import gen
 
-        gen.run(args.out, seed=args.seed, workers=args.workers, nodes=args.nodes, games=args.games)
+        gen.run(args.out, seed=args.seed, workers=args.workers, nodes=args.nodes, games=args.games, net=args.net)
     elif args.command == "train":
         from training import train
 
         train.train(args.data, args.out, hidden=args.hidden, epochs=args.epochs, batch=args.batch, lr=args.lr,
                     final_lr=args.final_lr, result_weight=args.result_weight, seed=args.seed, resume=args.resume,
-                    max_positions=args.max_positions)
+                    max_positions=args.max_positions, mirror=args.mirror)
     elif args.command == "wdl":
         from training import wdl
 
