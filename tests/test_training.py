@@ -96,7 +96,7 @@ def test_fit_k_recovers_the_scale_of_a_logistic():
 @pytest.mark.slow
 def test_the_whole_pipeline_on_tiny_data(tmp_path, monkeypatch):
     data = tmp_path / "data"
-    gen.run(data, seed=3, workers=1, nodes=300, games=2)
+    gen.run(data, seed=3, workers=0, nodes=300, games=2)
     recs = records.load(data)
     assert len(recs) > 20
     assert set(np.unique(recs["result"])) <= {0, 1, 2}
@@ -104,7 +104,7 @@ def test_the_whole_pipeline_on_tiny_data(tmp_path, monkeypatch):
     assert meta["runs"][0]["nodes"] == 300 and meta["runs"][0]["seed"] == 3
 
     # Resuming appends the next games, not the same ones again.
-    gen.run(data, seed=3, workers=1, nodes=300, games=3)
+    gen.run(data, seed=3, workers=0, nodes=300, games=3)
     again = records.load(data)
     assert len(again) > len(recs) and set(np.unique(again["game"])) == {0, 1, 2}
 

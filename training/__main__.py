@@ -11,7 +11,7 @@ def main(argv=None):
     g = sub.add_parser("gen", help="self-play training positions")
     g.add_argument("--out", required=True, help="dataset folder (outside the repository)")
     g.add_argument("--seed", type=int, default=1)
-    g.add_argument("--workers", type=int, default=2)
+    g.add_argument("--workers", type=int, default=2, help="processes (0: in this one)")
     g.add_argument("--nodes", type=int, default=5000, help="search nodes a move")
     g.add_argument("--games", type=int, default=None, help="stop after this many games (default: run until killed)")
     g.add_argument("--net", default=None, help="search with this net file (default: the engine's own evaluation)")

@@ -24,6 +24,7 @@ import json
 import multiprocessing
 import os
 import pathlib
+import queue
 import random
 import signal
 import subprocess
@@ -137,25 +138,40 @@ def run(out, seed=1, workers=2, nodes=5000, games=None, net=None):
     meta["started"] = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
     meta_path.write_text(json.dumps({"runs": runs + [meta]}, indent=2) + "\n")
 
-    before = sum(len(records.read(shard_path(out, seed, w, workers))) for w in range(workers)
-                 if shard_path(out, seed, w, workers).exists())
+    shards = max(workers, 1)  # in-process (workers=0): one file, as one worker would write
+    before = sum(len(records.read(shard_path(out, seed, w, shards))) for w in range(shards)
+                 if shard_path(out, seed, w, shards).exists())
+    t0 = time.monotonic()
+    positions = n_games = plies = 0
+    if workers == 0:  # in this process: no start-up of its own (the tests, a compiled search already here)
+        progress = queue.SimpleQueue()
+        worker(str(out), seed, 0, 1, nodes, games, net, progress)
+        for item in iter(progress.get, None):
+            positions, n_games = positions + item[0], n_games + 1
+        print(f"gen: done, {positions} positions from {n_games} games in {time.monotonic() - t0:.0f} s", flush=True)
+        return
+
     def stop(signum, frame):
         raise KeyboardInterrupt  # SIGTERM stops the workers as Ctrl-C does (they are daemons of this process)
 
-    signal.signal(signal.SIGTERM, stop)
+    previous = signal.signal(signal.SIGTERM, stop)
     ctx = multiprocessing.get_context("spawn")
     progress = ctx.Queue()
     procs = [ctx.Process(target=worker, args=(str(out), seed, w, workers, nodes, games, net, progress), daemon=True)
              for w in range(workers)]
     for p in procs:
         p.start()
-    t0 = time.monotonic()
     last = t0
-    positions = n_games = plies = 0
     running = workers
     try:
         while running:
-            item = progress.get()
+            try:
+                item = progress.get(timeout=5)
+            except queue.Empty:
+                dead = [i for i, p in enumerate(procs) if p.exitcode not in (None, 0)]
+                if dead:
+                    raise RuntimeError(f"gen: worker {dead[0]} died (exit code {procs[dead[0]].exitcode})") from None
+                continue
             if item is None:
                 running -= 1
                 continue
@@ -173,4 +189,5 @@ def run(out, seed=1, workers=2, nodes=5000, games=None, net=None):
     finally:
         for p in procs:
             p.terminate()
+        signal.signal(signal.SIGTERM, previous)
     print(f"gen: done, {positions} positions from {n_games} games in {time.monotonic() - t0:.0f} s", flush=True)
