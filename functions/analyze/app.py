@@ -45,7 +45,7 @@ from functions.common.http import (
 from functions.common.models import AnalysisAnswer, AnalyzeBody, AnalyzeQuery, error_responses
 
 RESPONSES = {200: {"description": "the analysis", "content": {"application/json": {"model": AnalysisAnswer}}}} | \
-    error_responses(400, 413, 415, 422)
+    error_responses(400, 413, 415, 422, 429, 503)  # 429, 503: API Gateway's (throttle, quota, concurrency)
 
 logger = Logger()
 tracer = Tracer(auto_patch=False)  # one DynamoDB call a request at most: not worth patching botocore's cold start

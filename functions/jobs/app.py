@@ -53,9 +53,10 @@ error_response = install_error_handlers(app, logger, metrics)
 
 @app.post("/jobs", summary="Submit positions for analysis", middlewares=[refuse_form_bodies], responses={
     202: {"description": "queued", "content": {"application/json": {"model": JobAccepted}}},
-    **error_responses(400, 413, 415, 422, 503)})
+    **error_responses(400, 413, 415, 422, 429, 503)})
 def create_job(request: Annotated[JobRequest, Body()]) -> Response[JobAccepted]:
-    accepted = submit(request)
+    # With ApiKeyRequired, API Gateway names the caller's key here (a client cannot set it): jobs a key a day
+    accepted = submit(request, api_key_id=app.current_event.request_context.identity.api_key_id)
     metrics.add_metric("JobsSubmitted", MetricUnit.Count, 1)
     metrics.add_metric("PositionsQueued", MetricUnit.Count, accepted.queued)
     if accepted.not_queued:
@@ -69,7 +70,7 @@ def create_job(request: Annotated[JobRequest, Body()]) -> Response[JobAccepted]:
 @app.get("/jobs/<job_id>", summary="A job's status, counts and results (paginated)",
          middlewares=[known_query("limit", "after")], responses={
              200: {"description": "the job", "content": {"application/json": {"model": JobState}}},
-             **error_responses(404, 422)})
+             **error_responses(404, 422, 429, 503)})
 def get_job(job_id: Annotated[str, Path(min_length=1, max_length=64)],
             limit: Annotated[int, Query(ge=1, le=MAX_PAGE, description="results per page")] = DEFAULT_PAGE,
             after: Annotated[int, Query(ge=-1, description="results with an index above this")] = -1) -> JobState:
@@ -82,7 +83,7 @@ def get_job(job_id: Annotated[str, Path(min_length=1, max_length=64)],
 
 @app.get("/jobs/<job_id>/pgn", summary="A finished review's games, annotated (PGN)", responses={
     200: {"description": "the annotated PGN", "content": {"text/plain": {"schema": {"type": "string"}}}},
-    **error_responses(404, 409)})
+    **error_responses(404, 409, 429, 503)})
 def get_job_pgn(job_id: Annotated[str, Path(min_length=1, max_length=64)]) -> Response[str]:
     store = Store()
     job = store.job(job_id)
