@@ -65,7 +65,14 @@ class Store:
                 "expires_at": self._expires()}
         if games is not None:
             item["games"] = {"S": games}
-        self.ddb.put_item(TableName=self.table, Item=item, ConditionExpression="attribute_not_exists(job_id)")
+        try:
+            self.ddb.put_item(TableName=self.table, Item=item, ConditionExpression="attribute_not_exists(job_id)",
+                              ReturnValuesOnConditionCheckFailure="ALL_OLD")
+        except self.ddb.exceptions.ConditionalCheckFailedException as e:
+            # boto3 retried a put whose answer was lost, and finds its own item: done. (Another job with this
+            # new UUID is not a thing to expect; if it were so, it is refused.)
+            if (e.response.get("Item") or {}).get("created_at") != item["created_at"]:
+                raise
 
     def delete_job(self, job_id):
         self.ddb.delete_item(TableName=self.table, Key=self._key(job_id, JOB_SEQ))
