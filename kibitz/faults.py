@@ -57,6 +57,5 @@ class FaultyDynamoDB:
         return self.app(environ, start_response)
 
     def summary(self):
-        c = self.counts
-        return f"{c['refused'] + c['lost']} of {c['calls']} DynamoDB calls failed ({c['refused']} refused, {c['lost']} " \
-               f"lost answers)"
+        refused, lost = self.counts["refused"], self.counts["lost"]
+        return f"{refused + lost} of {self.counts['calls']} DynamoDB calls failed ({refused} refused, {lost} lost answers)"
