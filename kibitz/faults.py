@@ -58,4 +58,5 @@ class FaultyDynamoDB:
 
     def summary(self):
         refused, lost = self.counts["refused"], self.counts["lost"]
-        return f"{refused + lost} of {self.counts['calls']} DynamoDB calls failed ({refused} refused, {lost} lost answers)"
+        calls = self.counts["calls"]
+        return f"{refused + lost} of {calls} DynamoDB calls failed ({refused} refused, {lost} lost answers)"
