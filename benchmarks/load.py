@@ -186,18 +186,21 @@ class Load:
         return problems
 
 
-def analyses_per_position(log_text):
-    """How often the pollers' BatchFunction logged "analysed" for each (job, index)."""
-    counts = collections.Counter()
+def deliveries(log_text):
+    """From the pollers' BatchFunction logs: {(job, index): {"analysed": n, "receives": {receive counts seen}}}."""
+    seen = collections.defaultdict(lambda: {"analysed": 0, "receives": set()})
     for line in log_text.splitlines():
-        if '"analysed"' in line and '"job_id"' in line:
-            try:
-                entry = json.loads(line)
-            except ValueError:
-                continue
-            if entry.get("message") == "analysed":
-                counts[(entry["job_id"], entry["index"])] += 1
-    return counts
+        if '"job_id"' not in line or '"index"' not in line:
+            continue
+        try:
+            entry = json.loads(line)
+        except ValueError:
+            continue
+        if "job_id" in entry and "index" in entry:
+            key = (entry["job_id"], entry["index"])
+            seen[key]["receives"].add(int(entry.get("receive_count") or 1))
+            seen[key]["analysed"] += entry.get("message") == "analysed"
+    return seen
 
 
 def growth(memory, key):
@@ -214,6 +217,17 @@ def growth(memory, key):
     return after[0], after[-1], max(v for _, v in samples)
 
 
+def memory_series(memory, every_s=30):
+    """'30 s: 151 / 104, 103; 60 s: ...' (a poller killed and replaced shows as a new pid)."""
+    out, next_t = [], every_s
+    for t, rss in memory:
+        if t >= next_t:
+            pollers = ", ".join(f"{v:.0f}" for k, v in rss.items() if k.startswith("poller"))
+            out.append(f"{next_t} s: {rss.get('serve', 0):.0f} / {pollers}")
+            next_t += every_s
+    return "; ".join(out)
+
+
 def scenario(name, args):
     spec = SCENARIOS[name]
     with Served(pollers=args.pollers, visibility_timeout=10, env=spec.get("env")) as served:
@@ -222,7 +236,7 @@ def scenario(name, args):
         problems = load.check_jobs()
         served.stop()
         log = served.log_text()
-    analysed = analyses_per_position(log)
+    analysed = deliveries(log)
     fault_line = next((line for line in log.splitlines() if "DynamoDB calls failed" in line), "")
     return load, problems, analysed, fault_line, log
 
@@ -233,7 +247,10 @@ def report(name, load, problems, analysed, fault_line):
     broken = {j: p for j, p in problems.items() if p}
     positions_total = len(load.jobs) * JOB_POSITIONS
     job_keys = {(j, i) for j in load.jobs for i in range(JOB_POSITIONS)}
-    again = sum(1 for k, n in analysed.items() if k in job_keys and n > 1)
+    mine = {k: v for k, v in analysed.items() if k in job_keys}
+    redelivered = sum(1 for v in mine.values() if max(v["receives"]) > 1)
+    searched_again = sum(1 for v in mine.values() if v["analysed"] > 1)
+    searched_once = sum(1 for v in mine.values() if v["analysed"] == 1)
     serve0, serve1, serve_max = growth(load.memory, "serve")
     poll0, poll1, poll_max = growth(load.memory, "pollers")
     statuses = ", ".join(f"{s}: {n}" for s, n in sorted(load.statuses.items()))
@@ -245,13 +262,16 @@ def report(name, load, problems, analysed, fault_line):
         ["jobs", f"{len(load.jobs)} submitted (POST and polling GET: {job_statuses}), {positions_total} positions; "
                  f"{len(load.jobs) - len(broken)} complete, every index once"],
         ["results lost or doubled", f"{sum(len(p) for p in broken.values())} problems in {len(broken)} jobs"],
-        ["positions analysed more than once", f"{again} (a killed poller's batch, or a redelivery; "
-                                              f"each result still written once)"],
+        ["positions delivered again", f"{redelivered} (a killed poller's batch, a DynamoDB failure); "
+                                      f"{searched_once} of {positions_total} logged as searched and stored once, "
+                                      f"{searched_again} twice, {positions_total - searched_once - searched_again} "
+                                      f"with no such line (a poller killed between storing and logging)"],
         ["status 500 answers", str(load.statuses.get(500, 0) + load.job_statuses.get(500, 0))],
         ["serve RSS, MB", f"{serve0:.0f} after warm-up, {serve1:.0f} at the end (max {serve_max:.0f})"],
         ["poller RSS (mean of the pollers), MB", f"{poll0:.0f} after warm-up, {poll1:.0f} at the end "
                                                  f"(max {poll_max:.0f})"],
     ]
+    rows.append(["RSS over time, MB (serve / each poller)", memory_series(load.memory)])
     if load.killed:
         rows.append(["pollers killed (SIGKILL)", f"{len(load.killed)}: pids {', '.join(map(str, load.killed))}"])
     if fault_line:
