@@ -20,6 +20,7 @@ import argparse
 import collections
 import os
 import pathlib
+import signal
 import subprocess
 import sys
 import time
@@ -150,6 +151,7 @@ def main():
     ap.add_argument("--seed", type=int, default=15)
     ap.add_argument("--properties", type=int, default=0, help="also run the property tests with N examples each")
     args = ap.parse_args()
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # so that `with Served` stops its serve
     started, load_before = cpu_times(), os.getloadavg()
     t0 = time.perf_counter()
     with Served(pollers=0) as served:

@@ -15,7 +15,9 @@ analysed (a redelivered message after a crash analyses again; a result is still 
 
 Scenarios: plain; kill (one poller SIGKILLed a moment after each of three job submissions: its batch
 comes back after the visibility timeout); faults (KIBITZ_FAULT_DYNAMODB=0.05: one DynamoDB call in
-twenty fails, half before moto sees it and half with the answer lost, kibitz/faults.py).
+twenty fails, half before moto sees it and half with the answer lost, kibitz/faults.py); nodata (/analyze
+alone with "cache": "off": moto, which lives in serve's process, then holds no more data as time goes,
+so serve's memory is its own).
 
 Memory: the resident size of serve and of its pollers, sampled every 2 s; growth is the last sample
 against the first after warm-up (the first 30 s). Bounded: loopback only, a fixed time, at most
@@ -29,6 +31,7 @@ import json
 import os
 import pathlib
 import random
+import signal
 import statistics
 import sys
 import threading
@@ -45,7 +48,9 @@ COMMAND = "python benchmarks/load.py --record"
 WARMUP_S = 30
 JOB_POSITIONS = 30
 JOB_EVERY_S = 4
-SCENARIOS = {"plain": {}, "kill": {"kill": 3}, "faults": {"env": {"KIBITZ_FAULT_DYNAMODB": "0.05"}}}
+SCENARIOS = {"plain": {}, "kill": {"kill": 3}, "faults": {"env": {"KIBITZ_FAULT_DYNAMODB": "0.05"}},
+             # /analyze alone with the cache off: nothing accumulates in moto, so serve's own memory shows
+             "nodata": {"cache": "off", "jobs": False}}
 
 
 class Client:
@@ -79,9 +84,10 @@ class Client:
 
 
 class Load:
-    def __init__(self, served, seconds, clients, movetime_ms, max_requests, kills):
+    def __init__(self, served, seconds, clients, movetime_ms, max_requests, kills=0, cache="on", jobs=True):
         self.served, self.seconds, self.clients = served, seconds, clients
         self.movetime_ms, self.max_requests, self.kills = movetime_ms, max_requests, kills
+        self.cache, self.with_jobs = cache, jobs
         self.fens = positions(300)
         self.stop = threading.Event()
         self.lock = threading.Lock()
@@ -94,7 +100,7 @@ class Load:
         rng, client = random.Random(seed), Client(self.served.url)
         while not self.stop.is_set():
             fen = rng.choice(self.fens)
-            body = {"fen": fen, "movetime_ms": self.movetime_ms * rng.choice((1, 1, 2, 5))}
+            body = {"fen": fen, "movetime_ms": self.movetime_ms * rng.choice((1, 1, 2, 5)), "cache": self.cache}
             if rng.random() < 0.2:
                 body["multipv"] = 2
             if rng.random() < 0.25:
@@ -143,8 +149,9 @@ class Load:
     def run(self):
         self.started = time.monotonic()
         threads = [threading.Thread(target=self.analyze_client, args=(i,), daemon=True) for i in range(self.clients)]
-        threads += [threading.Thread(target=self.jobs_client, daemon=True),
-                    threading.Thread(target=self.sampler, daemon=True)]
+        threads += [threading.Thread(target=self.sampler, daemon=True)]
+        if self.with_jobs:
+            threads.append(threading.Thread(target=self.jobs_client, daemon=True))
         for t in threads:
             t.start()
         self.stop.wait(self.seconds)
@@ -231,7 +238,8 @@ def memory_series(memory, every_s=30):
 def scenario(name, args):
     spec = SCENARIOS[name]
     with Served(pollers=args.pollers, visibility_timeout=10, env=spec.get("env")) as served:
-        load = Load(served, args.seconds, args.clients, args.movetime_ms, args.max_requests, spec.get("kill", 0))
+        load = Load(served, args.seconds, args.clients, args.movetime_ms, args.max_requests, spec.get("kill", 0),
+                    spec.get("cache", "on"), spec.get("jobs", True))
         load.run()
         problems = load.check_jobs()
         served.stop()
@@ -285,12 +293,13 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--record", action="store_true", help="write the results into docs/benchmarks.md")
     ap.add_argument("--seconds", type=int, default=180)
-    ap.add_argument("--only", default="plain,kill,faults")
+    ap.add_argument("--only", default="plain,kill,faults,nodata")
     ap.add_argument("--clients", type=int, default=3)
     ap.add_argument("--pollers", type=int, default=2)
     ap.add_argument("--movetime-ms", type=int, default=20)
     ap.add_argument("--max-requests", type=int, default=20000)
     args = ap.parse_args()
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # so that `with Served` stops its serve
     started, load_before = cpu_times(), os.getloadavg()
     sections, failed = [], False
     for name in args.only.split(","):
@@ -306,7 +315,9 @@ def main():
             f"x2, x5; a quarter GET, a fifth multipv 2) and a jobs client ({JOB_POSITIONS} positions at "
             f"{args.movetime_ms} ms every {JOB_EVERY_S} s, each polled to the end and every result read). serve "
             f"runs one request at a time per function (a warm container), so the /analyze clients queue on it: "
-            f"latency is mostly the queue.\n\n" + "\n\n".join(sections) +
+            f"latency is mostly the queue. moto runs inside serve's process and keeps every job result and cache "
+            f"entry in memory: serve's memory grows with that data; `nodata` (/analyze alone, cache off, no jobs) "
+            f"shows serve without it.\n\n" + "\n\n".join(sections) +
             f"\n\nLoad average {load_before[0]:.1f} before, {os.getloadavg()[0]:.1f} after (2 cores; a data "
             f"generation job and engine matches ran beside it); {steal_since(started)}.")
     if args.record:

@@ -60,7 +60,7 @@ class Served:
         args = [sys.executable, "-m", "kibitz.cli", "serve", "--port", "0", "--pollers", str(self.pollers)]
         if self.visibility_timeout is not None:
             args += ["--visibility-timeout", str(self.visibility_timeout)]
-        with open(self.log, "w") as log:
+        with open(self.log, "a") as log:  # O_APPEND: serve and its pollers share it, and no line overwrites another
             self.proc = subprocess.Popen(args, cwd=ROOT, env=self.env, stdout=log, stderr=subprocess.STDOUT,
                                          stdin=subprocess.DEVNULL)
         deadline = time.monotonic() + BANNER_S
