@@ -64,6 +64,26 @@ def pool_mb():
     return spare[0].nbytes / 2**20 if spare is not None else 0.0
 
 
+def python_growth(handler, fens, rng, movetime_ms, n=2000):
+    """After the run, n more requests under tracemalloc: (net bytes Python allocated and kept, the file that
+    kept most), which RSS cannot tell from the allocator's own slack."""
+    import tracemalloc
+
+    tracemalloc.start(4)
+    for _ in range(200):  # tracemalloc's own tables first
+        handler(request(rng, fens, movetime_ms)[1])
+    gc.collect()
+    before = tracemalloc.take_snapshot()
+    for _ in range(n):
+        handler(request(rng, fens, movetime_ms)[1])
+    gc.collect()
+    diff = tracemalloc.take_snapshot().compare_to(before, "filename")
+    tracemalloc.stop()
+    top = max(diff, key=lambda s: s.size_diff)
+    where = top.traceback[0].filename.split("site-packages/")[-1]
+    return sum(s.size_diff for s in diff), f"{where} {top.size_diff:+d} B"
+
+
 def bench(n, movetime_ms, seed=15):
     handler = Handler()
     fens = positions(300)
@@ -81,7 +101,7 @@ def bench(n, movetime_ms, seed=15):
                             "median": statistics.median(overheads), "p99": pct(overheads, 0.99)})
             overheads = []
             print(windows[-1], file=sys.stderr, flush=True)
-    return windows, kinds
+    return windows, kinds, python_growth(handler, fens, rng, movetime_ms)
 
 
 def main():
@@ -91,7 +111,7 @@ def main():
     ap.add_argument("--movetime-ms", type=int, default=10)
     args = ap.parse_args()
     started, load_before, t0 = cpu_times(), os.getloadavg(), time.perf_counter()
-    windows, kinds = bench(args.requests, args.movetime_ms)
+    windows, kinds, (kept, top) = bench(args.requests, args.movetime_ms)
     seconds = time.perf_counter() - t0
     shown = [w for k, w in enumerate(windows) if k < 3 or k % 4 == 3 or k == len(windows) - 1]
     rows = [[f"{w['upto'] - WINDOW + 1}-{w['upto']}", f"{w['rss']:.1f}", w["objects"], w["frozen"], f"{w['pool']:.0f}",
@@ -107,6 +127,8 @@ def main():
             + f"\n\nAt the end against the second window (after warm-up): RSS {last['rss'] - base['rss']:+.1f} MB, "
               f"gc objects {last['objects'] - base['objects']:+d}, frozen {last['frozen'] - base['frozen']:+d}, "
               f"overhead median {last['median'] - base['median']:+.2f} ms, p99 {last['p99'] - base['p99']:+.2f} ms. "
+              f"Then 2000 more requests under tracemalloc: Python kept {kept / 1024:+.1f} KB net (most: {top}); what "
+              f"RSS adds beyond that is the allocator's slack, not objects kept. "
               f"Load average {load_before[0]:.1f} before, {os.getloadavg()[0]:.1f} after (2 cores, shared with a data "
               f"generation job and engine matches); {steal_since(started)}.")
     print(body)
