@@ -46,6 +46,7 @@ def cap_movetime(case):
 def fuzz_api(url, examples, seed=0, routes=ROUTES):
     """{(method, path): {"statuses": Counter, "failures": [text], "cases": n}} after `examples` generated cases
     per route and generation mode (positive, negative), against the server at url."""
+    import hypothesis
     import requests
     import schemathesis
     from hypothesis import HealthCheck, Phase, given, settings
@@ -89,8 +90,9 @@ def fuzz_api(url, examples, seed=0, routes=ROUTES):
         for mode in (GenerationMode.POSITIVE, GenerationMode.NEGATIVE):
             test = given(case=operation.as_strategy(generation_mode=mode), steer=steer_strategy())(
                 sender(send, report, mode))
-            settings(max_examples=examples, deadline=None, database=None, derandomize=seed == 0,
-                     phases=[Phase.explicit, Phase.generate], suppress_health_check=list(HealthCheck))(test)()
+            test = settings(max_examples=examples, deadline=None, database=None, derandomize=seed == 0,
+                            phases=[Phase.explicit, Phase.generate], suppress_health_check=list(HealthCheck))(test)
+            (hypothesis.seed(seed)(test) if seed else test)()  # seed 0: derandomized (make test)
     return found
 
 
