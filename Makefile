@@ -11,13 +11,17 @@ CORE_SOURCES := $(wildcard engine/core/*.py) engine/layout.py engine/params.py e
 SAM_VENV := .venv-sam
 SAM := $(SAM_VENV)/bin/sam
 SAM_INSTALLED := $(SAM_VENV)/.installed
+# checkov (template security checks) in a venv of its own too: it pins much of what the project uses.
+CHECKOV_VENV := .venv-checkov
+CHECKOV := $(CHECKOV_VENV)/bin/checkov
+CHECKOV_INSTALLED := $(CHECKOV_VENV)/.installed
 LINT_PATHS := engine tests benchmarks functions kibitz training
 CURL_EXAMPLE := curl -s -X POST http://127.0.0.1:3000/analyze -H 'Content-Type: application/json' \
 	-d '{\"fen\": \"rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1\", \"movetime_ms\": 500}'
 
 BATCH_EXAMPLE := .venv/bin/kibitz batch submit tests/data/bratko_kopec.epd --movetime-ms 200 --wait --format epd
 
-.PHONY: all venv build run test lint bench clean sam sam-build browser
+.PHONY: all venv build run test lint bench clean sam sam-build browser checkov
 
 all: build
 
@@ -43,6 +47,16 @@ $(SAM_INSTALLED):
 
 sam: $(SAM_INSTALLED)
 
+$(CHECKOV_INSTALLED):
+	$(PYTHON) -m venv $(CHECKOV_VENV)
+	$(CHECKOV_VENV)/bin/pip install --quiet --upgrade pip
+	$(CHECKOV_VENV)/bin/pip install --quiet 'checkov>=3.2,<4'
+	touch $@
+
+# Every finding is fixed or skipped in template.yaml with its reason (# checkov:skip=...); offline.
+checkov: $(CHECKOV_INSTALLED)
+	$(CHECKOV) -f template.yaml --framework cloudformation --compact --quiet --skip-download
+
 # What `sam deploy` ships: .aws-sam/build (EngineLayer via layers/engine/Makefile, AnalyzeFunction via pip).
 sam-build: build $(SAM_INSTALLED)
 	SAM_CLI_TELEMETRY=0 $(SAM) build
@@ -65,7 +79,7 @@ browser:
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; } \
 		|| echo "WARNING: could not install $(CHROMIUM): the page's browser tests will not run" >&2
 
-test: build $(SAM_INSTALLED) browser
+test: build $(SAM_INSTALLED) browser checkov
 	$(BIN)/python -m ruff check $(LINT_PATHS)
 	$(BIN)/cfn-lint template.yaml
 	KIBITZ_SAM=$(SAM) $(BIN)/python -m pytest -q
@@ -79,4 +93,4 @@ bench: build
 	$(BIN)/python benchmarks/startup.py
 
 clean:
-	rm -rf $(VENV) $(SAM_VENV) .aws-sam layers/engine/build .numba_cache engine/_compiled*.so .pytest_cache .ruff_cache
+	rm -rf $(VENV) $(SAM_VENV) $(CHECKOV_VENV) .aws-sam layers/engine/build .numba_cache engine/_compiled*.so .pytest_cache .ruff_cache

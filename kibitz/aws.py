@@ -15,7 +15,7 @@ import json
 import logging
 import os
 
-from kibitz import template
+from kibitz import faults, template
 
 REGION = "us-east-1"
 ACCOUNT = "123456789012"  # moto's default account
@@ -32,6 +32,7 @@ class LocalAWS:
         self.server = None
         self.endpoint = None
         self.resources = {}
+        self.faults = None  # kibitz.faults.FaultyDynamoDB when KIBITZ_FAULT_DYNAMODB asks for faults
 
     @property
     def env(self):
@@ -47,7 +48,15 @@ class LocalAWS:
         host, port = self.server.get_host_and_port()
         self.endpoint = f"http://{host}:{port}"
         self.create_resources()
+        self._inject_faults()  # after the tables exist: a lost create_table answer would stop the start
         return self
+
+    def _inject_faults(self):
+        """KIBITZ_FAULT_DYNAMODB (kibitz/faults.py): wrap moto's application so that some DynamoDB calls fail."""
+        rate = faults.fraction(os.environ)
+        if rate:
+            wsgi = self.server._server  # werkzeug's server, which reads .app per request
+            self.faults = wsgi.app = faults.FaultyDynamoDB(wsgi.app, rate)
 
     def stop(self):
         if self.server is not None:

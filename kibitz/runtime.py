@@ -5,6 +5,7 @@ every invoke after the first is a warm invocation. The environment gets the temp
 (the caller's own environment wins, as with `sam local --env-vars`) and the ones Lambda sets.
 """
 
+import contextlib
 import importlib.util
 import os
 import sys
@@ -30,13 +31,26 @@ class LambdaContext:
         return max(0, int((self._deadline - time.monotonic()) * 1000))
 
 
+# Powertools' REST resolver keeps the request in hand on a class (BaseRouter.current_event), one per process:
+# right on Lambda, where a process runs one invocation at a time, but two functions of this process serving
+# at once would read each other's request. The functions that use it take turns in this process.
+_RESOLVER_LOCK = threading.Lock()
+
+
+def _uses_powertools_resolver(module):
+    router = sys.modules.get("aws_lambda_powertools.event_handler.api_gateway")
+    return router is not None and any(isinstance(v, router.BaseRouter) for v in vars(module).values())
+
+
 class FunctionRuntime:
-    """One warm "container" for one function: imports the handler once, runs one invocation at a time."""
+    """One warm "container" for one function: imports the handler once, runs one invocation at a time (and,
+    if it uses Powertools' resolver, none while another such function of this process runs one)."""
 
     def __init__(self, function):
         self.function = function
         self._lock = threading.Lock()
         self._handler = None
+        self._turns = None  # _RESOLVER_LOCK, for a function that uses Powertools' resolver
         self.init_ms = None
 
     def environment(self):
@@ -67,10 +81,12 @@ class FunctionRuntime:
             sys.modules[spec.name] = module
             spec.loader.exec_module(module)
             self._handler = getattr(module, attr)
+            self._turns = _RESOLVER_LOCK if _uses_powertools_resolver(module) else contextlib.nullcontext()
             self.init_ms = (time.perf_counter() - t0) * 1000
         return self._handler
 
     def invoke(self, event, timeout_s=None):
         with self._lock:
             handler = self.load()
-            return handler(event, LambdaContext(self.function, timeout_s))
+            with self._turns:
+                return handler(event, LambdaContext(self.function, timeout_s))

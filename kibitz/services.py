@@ -10,6 +10,7 @@ boto3 credentials, region and AWS_ENDPOINT_URL, and the pollers (unless --poller
 """
 
 import os
+import sys
 
 from kibitz import template
 from kibitz.aws import LocalAWS
@@ -92,6 +93,8 @@ class Services:
             lines.append(f"  SQS + DynamoDB: moto on {self.aws.endpoint} (in memory; gone when this stops)")
             for name, res in self.aws.resources.items():
                 lines.append(f"    {name:22} {res['Ref']}")
+            if self.aws.faults is not None:
+                lines.append(f"  DynamoDB faults: {self.aws.faults.rate:.0%} of the calls fail (KIBITZ_FAULT_DYNAMODB)")
         elif self.mode == "external":
             lines.append(f"  SQS + DynamoDB: {os.environ.get('AWS_ENDPOINT_URL') or 'AWS'} "
                          f"(table {os.environ['KIBITZ_JOBS_TABLE']}, queue {os.environ['KIBITZ_JOBS_QUEUE_URL']})")
@@ -105,6 +108,8 @@ class Services:
             m.stop()
         self.mappings = []
         if self.aws is not None:
+            if self.aws.faults is not None and not self.quiet:
+                print(f"kibitz: {self.aws.faults.summary()}", file=sys.stderr)
             self.aws.stop()
             self.aws = None
 

@@ -69,6 +69,7 @@ CASES = {
     "analyze-post-missing-fen.json": (422, JSON, _error("fen", "required")),
     "analyze-post-not-json.json": (400, JSON, _error("body", "not valid JSON")),
     "analyze-post-not-object.json": (400, JSON, _error("body", "object")),
+    "analyze-post-not-utf8.json": (400, JSON, _error("body", "UTF-8")),  # bytes: base64, as API Gateway sends them
     "analyze-post-form.json": (415, JSON, _error("body", "application/json")),
     "analyze-post-too-large.json": (413, JSON, _error("body", "limit")),
     "analyze-get.json": (200, JSON, _analysis(side="black")),

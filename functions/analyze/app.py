@@ -45,7 +45,7 @@ from functions.common.http import (
 from functions.common.models import AnalysisAnswer, AnalyzeBody, AnalyzeQuery, error_responses
 
 RESPONSES = {200: {"description": "the analysis", "content": {"application/json": {"model": AnalysisAnswer}}}} | \
-    error_responses(400, 413, 415, 422)
+    error_responses(400, 413, 415, 422, 429, 503)  # 429, 503: API Gateway's (throttle, quota, concurrency)
 
 logger = Logger()
 tracer = Tracer(auto_patch=False)  # one DynamoDB call a request at most: not worth patching botocore's cold start
@@ -99,8 +99,16 @@ def run(request):
     return AnalysisAnswer.of(found, budget, hash_mb, threads, cached=outcome.cached)
 
 
-docs = SwaggerOnDemand(app, path="/swagger", title="Kibitz analysis API", version=engine.__version__,
-                       description="Best move, score and principal variation of a chess position. See README.md.")
+def document_jobs(app):
+    """The jobs routes in this function's document (API Gateway sends them to JobsFunction; here they answer 404)."""
+    from functions.common.job_routes import Elsewhere, add_job_routes
+
+    add_job_routes(app, Elsewhere())
+
+
+docs = SwaggerOnDemand(app, path="/swagger", document=document_jobs, title="Kibitz API", version=engine.__version__,
+                       description="Best move, score and principal variation of a chess position (/analyze), and "
+                                   "of many at once (/jobs). See README.md.")
 
 
 @api_handler(logger, tracer, metrics, docs=docs)

@@ -21,6 +21,7 @@ API Gateway request answers 400 naming the event) around the handler. SwaggerOnD
 the resolver's enable_swagger on the first request for the docs rather than at init.
 """
 
+import base64
 import functools
 import json
 
@@ -169,6 +170,23 @@ def not_a_proxy_event(event, context):
             "isBase64Encoded": False}
 
 
+def unreadable_body(event, context):
+    """A 400 answer naming the body for a body sent as bytes (API Gateway base64-encodes it) that is not
+    UTF-8 text, which Powertools would fail to decode (a 500); None for any other event."""
+    if not event.get("isBase64Encoded") or not isinstance(event.get("body"), str):
+        return None
+    try:
+        base64.b64decode(event["body"], validate=True).decode("utf-8")
+        return None
+    except (ValueError, UnicodeDecodeError) as e:
+        reason = f"not UTF-8 text ({e.__class__.__name__}: {e}); send JSON as UTF-8"
+    request_id = ((event.get("requestContext") or {}).get("requestId")) or getattr(context, "aws_request_id", "")
+    body = ErrorBody(status=400, message=f"body: {reason}", errors=[FieldError(field="body", reason=reason)],
+                     request_id=request_id)
+    return {"statusCode": 400, "headers": {"Content-Type": "application/json"}, "body": body.model_dump_json(),
+            "isBase64Encoded": False}
+
+
 def api_handler(logger, tracer, metrics, docs=None):
     """Decorates the Lambda handler of a function behind API Gateway (REST): Powertools' decorators
     (correlation id from the request, X-Ray, metrics with the cold start), and an event that is no
@@ -181,7 +199,8 @@ def api_handler(logger, tracer, metrics, docs=None):
         @metrics.log_metrics(capture_cold_start_metric=True)
         @functools.wraps(handler)
         def lambda_handler(event, context):
-            if (rejected := not_a_proxy_event(event, context)) is not None:
+            if (rejected := not_a_proxy_event(event, context) or unreadable_body(event, context)) is not None:
+                metrics.add_metric("RejectedRequests", MetricUnit.Count, 1)
                 return rejected
             if docs is not None:
                 docs.prepare(event)
@@ -200,8 +219,10 @@ class SwaggerOnDemand:
     the resolver has no docs route; prepare(event) adds it before the resolver looks for a route.
     """
 
-    def __init__(self, app, path="/swagger", **options):
-        self.app, self.path, self.options = app, path, options
+    def __init__(self, app, path="/swagger", document=None, **options):
+        """document(app): adds, before the docs are built, routes the document describes that other functions
+        serve (AnalyzeFunction's: the jobs routes), so that one document describes the whole API."""
+        self.app, self.path, self.document, self.options = app, path, document, options
         self.enabled = False
 
     def prepare(self, event):
@@ -209,5 +230,7 @@ class SwaggerOnDemand:
         stage or base-path prefix only makes this test broader, and enabling the docs early costs
         time once and changes no answer."""
         if not self.enabled and self.path in event["path"]:
+            if self.document is not None:
+                self.document(self.app)
             self.app.enable_swagger(path=self.path, **self.options)
             self.enabled = True

@@ -13,6 +13,7 @@ from functions.common.models import (
     CacheMode,
     SearchLimits,
     cache_field,
+    capped_movetime,
     depth_field,
     fen_field,
     moves_field,
@@ -83,6 +84,11 @@ class JobRequest(BaseModel):
     cache: CacheMode = cache_field()
     review: bool = Field(False, description="with `pgn`: review the games (GET /jobs/{job_id}/pgn answers them "
                                             "annotated, GET /jobs/{job_id} a summary per game)")
+
+    @field_validator("movetime_ms")
+    @classmethod
+    def _capped(cls, value):
+        return capped_movetime(value)
 
     def limits(self):
         return SearchLimits(movetime_ms=self.movetime_ms, depth=self.depth, nodes=self.nodes, multipv=self.multipv,

@@ -65,7 +65,14 @@ class Store:
                 "expires_at": self._expires()}
         if games is not None:
             item["games"] = {"S": games}
-        self.ddb.put_item(TableName=self.table, Item=item, ConditionExpression="attribute_not_exists(job_id)")
+        try:
+            self.ddb.put_item(TableName=self.table, Item=item, ConditionExpression="attribute_not_exists(job_id)",
+                              ReturnValuesOnConditionCheckFailure="ALL_OLD")
+        except self.ddb.exceptions.ConditionalCheckFailedException as e:
+            # boto3 retried a put whose answer was lost, and finds its own item: done. (Another job with this
+            # new UUID is not a thing to expect; if it were so, it is refused.)
+            if (e.response.get("Item") or {}).get("created_at") != item["created_at"]:
+                raise
 
     def delete_job(self, job_id):
         self.ddb.delete_item(TableName=self.table, Key=self._key(job_id, JOB_SEQ))
@@ -122,6 +129,20 @@ class Store:
                                  ExpressionAttributeValues={":i": {"NS": [str(index)]}, ":now": {"S": now_iso()}})
         except self.ddb.exceptions.ConditionalCheckFailedException:
             raise UnknownJob(job_id) from None
+
+    def count_key_job(self, api_key_id, day, limit):
+        """Add a job to an API key's count for `day` (days since 1970, UTC) unless it has `limit` already.
+        True if counted. The counter is an item of its own (job_id "key#<id>", seq = day), kept two days;
+        a job id is a UUID, so no job reads it."""
+        try:
+            self.ddb.update_item(TableName=self.table, Key=self._key(f"key#{api_key_id}", day),
+                                 UpdateExpression="ADD jobs :one SET expires_at = :expires",
+                                 ConditionExpression="attribute_not_exists(jobs) OR jobs < :limit",
+                                 ExpressionAttributeValues={":one": {"N": "1"}, ":limit": {"N": str(limit)},
+                                                            ":expires": {"N": str((day + 2) * 86400)}})
+            return True
+        except self.ddb.exceptions.ConditionalCheckFailedException:
+            return False
 
     def job(self, job_id):
         """The job item as a dict (total, done, failed, status, ...), or None."""

@@ -9,6 +9,7 @@ import uuid
 from engine.pgn import read_games
 from functions.common.clients import client
 from functions.common.http import InputError
+from functions.common.job_limits import charge_key, check_search_time
 from functions.common.job_models import JobAccepted, NotQueued
 from functions.common.job_queue import send_positions
 from functions.common.job_store import Store
@@ -20,11 +21,12 @@ def new_job_id():
     return str(uuid.uuid4())
 
 
-def submit(request, store=None, sqs=None, queue_url=None):
+def submit(request, store=None, sqs=None, queue_url=None, api_key_id=None):
     """Check, record and queue a JobRequest: the jobs API and `kibitz batch submit --queue-url` both call this.
 
-    Returns JobAccepted, or raises functions.common.http.InputError: 422 naming each bad position
-    (nothing is recorded or queued), or 503 when the queue refused every message (the job is removed).
+    Returns JobAccepted, or raises functions.common.http.InputError: 422 naming each bad position, or a
+    job over the search time a job may ask (nothing is recorded or queued); 429 when `api_key_id`'s jobs
+    for today are used up; 503 when the queue refused every message (the job is removed).
     """
     sources = request.sources()
     if len(sources) != 1:
@@ -36,8 +38,11 @@ def submit(request, store=None, sqs=None, queue_url=None):
     if errors:
         first, *more = errors
         raise InputError(422, first["field"], first["reason"], more)
+    check_search_time(len(positions), request.movetime_ms, sources[0])
     games = games_record(read_games(request.pgn)) if request.review else None
     store = store or Store()
+    if api_key_id:
+        charge_key(store, api_key_id)
     sqs = sqs or client("sqs")
     queue_url = queue_url or os.environ.get("KIBITZ_JOBS_QUEUE_URL")
     if not queue_url:

@@ -7,10 +7,12 @@ the API's models are named *Answer so that the two are never confused). Importin
 no compiled engine code: the bounds come from engine.limits and engine.layout.
 """
 
+import os
 import re
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic_core import PydanticCustomError
 
 import engine
 from engine import game_over
@@ -22,6 +24,9 @@ DEFAULT_MOVETIME_MS = 1000
 # API Gateway gives up on the integration after 29 s; the search ends by 25 s, which leaves room for
 # a cold start and the answer. The Lambda timeout (30 s) is a second, later guard.
 MAX_MOVETIME_MS = 25_000
+# A deployment may cap it lower (template parameter MaxMovetimeMs): checked per request, so that the OpenAPI
+# document (maximum 25000) is the same everywhere and the 422 states this deployment's cap.
+MOVETIME_CAP_VARIABLE = "KIBITZ_MAX_MOVETIME_MS"
 MAX_NODES = 10**12
 MAX_MOVES = 1000  # a long game is 300 plies
 MAX_FEN_CHARS = 128
@@ -54,7 +59,24 @@ def moves_field():
 
 def movetime_field():
     return Field(DEFAULT_MOVETIME_MS, ge=1, le=MAX_MOVETIME_MS,
-                 description="time to think, ms (cut to the Lambda's remaining time less a margin)")
+                 description="time to think, ms (cut to the Lambda's remaining time less a margin). A deployment "
+                             "may cap it lower (MaxMovetimeMs, default 10000): a larger value is a 422 stating "
+                             "the cap")
+
+
+def movetime_cap_ms():
+    """This deployment's longest movetime: KIBITZ_MAX_MOVETIME_MS, never above MAX_MOVETIME_MS."""
+    value = os.environ.get(MOVETIME_CAP_VARIABLE, "").strip()
+    return min(MAX_MOVETIME_MS, int(value)) if value.isdigit() else MAX_MOVETIME_MS
+
+
+def capped_movetime(value):
+    """A field validator's check of movetime_ms against the deployment's cap."""
+    cap = movetime_cap_ms()
+    if value > cap:
+        raise PydanticCustomError("movetime_cap", "{value} ms is over this deployment's cap of {cap} ms",
+                                  {"value": value, "cap": cap})
+    return value
 
 
 def depth_field():
@@ -116,6 +138,11 @@ class AnalyzeParams(BaseModel):
     @classmethod
     def _split_moves(cls, value):
         return split_moves(value)
+
+    @field_validator("movetime_ms")
+    @classmethod
+    def _capped(cls, value):
+        return capped_movetime(value)
 
     def limits(self):
         return SearchLimits(movetime_ms=self.movetime_ms, depth=self.depth, nodes=self.nodes, multipv=self.multipv,
@@ -288,6 +315,8 @@ def error_responses(*codes):
     texts = {400: "unreadable request (not JSON, not an object)", 404: "no such resource", 413: "body too large",
              409: "not available in the resource's present state", 415: "body is not JSON",
              422: "a field is missing, unknown, of the wrong type, out of range, or not a legal FEN / move",
-             503: "a service the function needs refused"}
+             429: "too many requests: API Gateway's throttle or the API key's daily quota (or its jobs a day)",
+             503: "busy or unavailable: the function's concurrency is used up (API Gateway's answer), or a "
+                  "service it needs refused; try again"}
     return {code: {"description": texts[code], "content": {"application/json": {"model": ErrorBody}}}
             for code in codes}

@@ -18,26 +18,17 @@ from functions.common import init_phase
 init_phase.begin()  # no collections while the imports below make their objects (functions/common/init_phase.py)
 
 import os
-from typing import Annotated
 
 from aws_lambda_powertools import Logger, Metrics, Tracer
 from aws_lambda_powertools.event_handler.api_gateway import APIGatewayRestResolver, CORSConfig, Response
-from aws_lambda_powertools.event_handler.openapi.params import Body, Path, Query
 from aws_lambda_powertools.metrics import MetricUnit
 from botocore.exceptions import BotoCoreError, ClientError
 
-from functions.common.http import (
-    InputError,
-    api_handler,
-    install_error_handlers,
-    json_body_reader,
-    known_query,
-    refuse_form_bodies,
-)
-from functions.common.job_models import DEFAULT_PAGE, MAX_JOB_BODY_BYTES, MAX_PAGE, JobAccepted, JobRequest, JobState
+from functions.common.http import InputError, api_handler, install_error_handlers, json_body_reader
+from functions.common.job_models import MAX_JOB_BODY_BYTES
+from functions.common.job_routes import add_job_routes
 from functions.common.job_store import Store
 from functions.common.job_submit import submit
-from functions.common.models import error_responses
 from functions.common.review_report import annotated_pgn
 
 logger = Logger()
@@ -51,51 +42,44 @@ app = APIGatewayRestResolver(
 error_response = install_error_handlers(app, logger, metrics)
 
 
-@app.post("/jobs", summary="Submit positions for analysis", middlewares=[refuse_form_bodies], responses={
-    202: {"description": "queued", "content": {"application/json": {"model": JobAccepted}}},
-    **error_responses(400, 413, 415, 422, 503)})
-def create_job(request: Annotated[JobRequest, Body()]) -> Response[JobAccepted]:
-    accepted = submit(request)
-    metrics.add_metric("JobsSubmitted", MetricUnit.Count, 1)
-    metrics.add_metric("PositionsQueued", MetricUnit.Count, accepted.queued)
-    if accepted.not_queued:
-        metrics.add_metric("PositionsNotQueued", MetricUnit.Count, len(accepted.not_queued))
-    logger.info("job submitted", extra={"job_id": accepted.job_id, "total": accepted.total,
-                                        "queued": accepted.queued, "source": request.sources()[0]})
-    return Response(status_code=202, content_type="application/json", body=accepted,
-                    headers={"Location": accepted.url})
+class Jobs:
+    """What the routes do (functions/common/job_routes.py declares them, for the docs too)."""
+
+    def create(self, request):
+        # With ApiKeyRequired, API Gateway names the caller's key here (a client cannot set it): jobs a key a day
+        accepted = submit(request, api_key_id=app.current_event.request_context.identity.api_key_id)
+        metrics.add_metric("JobsSubmitted", MetricUnit.Count, 1)
+        metrics.add_metric("PositionsQueued", MetricUnit.Count, accepted.queued)
+        if accepted.not_queued:
+            metrics.add_metric("PositionsNotQueued", MetricUnit.Count, len(accepted.not_queued))
+        logger.info("job submitted", extra={"job_id": accepted.job_id, "total": accepted.total,
+                                            "queued": accepted.queued, "source": request.sources()[0]})
+        return Response(status_code=202, content_type="application/json", body=accepted,
+                        headers={"Location": accepted.url})
+
+    def state(self, job_id, after, limit):
+        state = Store().state(job_id, after, limit)
+        metrics.add_metric("JobReads", MetricUnit.Count, 1)
+        if state is None:
+            raise InputError(404, "job_id", f"no job {job_id}: it was never submitted, or it expired")
+        return state
+
+    def pgn(self, job_id):
+        store = Store()
+        job = store.job(job_id)
+        if job is None:
+            raise InputError(404, "job_id", f"no job {job_id}: it was never submitted, or it expired")
+        if job["games"] is None:
+            raise InputError(409, "job_id", f"job {job_id} is not a review: submit the games as pgn with review: true")
+        if job["status"] not in ("done", "done-with-failures"):
+            raise InputError(409, "job_id", f"job {job_id} is {job['status']}: {job['done'] + job['failed']} of "
+                                            f"{job['total']} positions finished; GET /jobs/{job_id} for progress")
+        text = annotated_pgn(job, store.all_results(job_id))
+        metrics.add_metric("ReviewsRead", MetricUnit.Count, 1)
+        return Response(status_code=200, content_type="text/plain; charset=utf-8", body=text)
 
 
-@app.get("/jobs/<job_id>", summary="A job's status, counts and results (paginated)",
-         middlewares=[known_query("limit", "after")], responses={
-             200: {"description": "the job", "content": {"application/json": {"model": JobState}}},
-             **error_responses(404, 422)})
-def get_job(job_id: Annotated[str, Path(min_length=1, max_length=64)],
-            limit: Annotated[int, Query(ge=1, le=MAX_PAGE, description="results per page")] = DEFAULT_PAGE,
-            after: Annotated[int, Query(ge=-1, description="results with an index above this")] = -1) -> JobState:
-    state = Store().state(job_id, after, limit)
-    metrics.add_metric("JobReads", MetricUnit.Count, 1)
-    if state is None:
-        raise InputError(404, "job_id", f"no job {job_id}: it was never submitted, or it expired")
-    return state
-
-
-@app.get("/jobs/<job_id>/pgn", summary="A finished review's games, annotated (PGN)", responses={
-    200: {"description": "the annotated PGN", "content": {"text/plain": {"schema": {"type": "string"}}}},
-    **error_responses(404, 409)})
-def get_job_pgn(job_id: Annotated[str, Path(min_length=1, max_length=64)]) -> Response[str]:
-    store = Store()
-    job = store.job(job_id)
-    if job is None:
-        raise InputError(404, "job_id", f"no job {job_id}: it was never submitted, or it expired")
-    if job["games"] is None:
-        raise InputError(409, "job_id", f"job {job_id} is not a review: submit the games as pgn with review: true")
-    if job["status"] not in ("done", "done-with-failures"):
-        raise InputError(409, "job_id", f"job {job_id} is {job['status']}: {job['done'] + job['failed']} of "
-                                        f"{job['total']} positions finished; GET /jobs/{job_id} for progress")
-    text = annotated_pgn(job, store.all_results(job_id))
-    metrics.add_metric("ReviewsRead", MetricUnit.Count, 1)
-    return Response(status_code=200, content_type="text/plain; charset=utf-8", body=text)
+add_job_routes(app, Jobs())
 
 
 @app.exception_handler((BotoCoreError, ClientError))
