@@ -284,6 +284,9 @@ def report(name, load, problems, analysed, fault_line):
         rows.append(["pollers killed (SIGKILL)", f"{len(load.killed)}: pids {', '.join(map(str, load.killed))}"])
     if fault_line:
         rows.append(["DynamoDB faults injected", fault_line.removeprefix("kibitz: ")])
+    if broken:
+        first = list(broken.items())[:3]
+        rows.append(["the problems", "; ".join(f"job {j[:8]}: {', '.join(p[:3])}" for j, p in first)])
     if load.bad:
         rows.append(["first refusals", "; ".join(f"{s} {t[:120]}" for s, t in load.bad[:3])])
     return f"**{name}**\n\n" + table(["", name], rows)
