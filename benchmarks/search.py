@@ -5,7 +5,8 @@
     .venv/bin/python benchmarks/search.py deadline [--n 240]   # overshoot of movetimes 50 ms .. 2 s
     .venv/bin/python benchmarks/search.py wac [--ms 1000]  # Win At Chess, 300 positions
     .venv/bin/python benchmarks/search.py sts [--ms 200]   # Strategic Test Suite, 1500 positions
-    .venv/bin/python benchmarks/search.py smp-depth [--depth 12]   # time to a fixed depth, 2 threads vs 1
+    .venv/bin/python benchmarks/search.py smp-depth [--depth 12]   # time to a fixed depth, 2 threads vs 1,
+                                                                   # and the depth reached at --ms (1 s)
     .venv/bin/python benchmarks/search.py smp-stress [--n 1000]    # two-thread searches at 10 ms .. 2 s
     add --record to write the table into docs/benchmarks.md
 
@@ -123,7 +124,14 @@ def run_smp_depth(args):
     g = math.exp(sum(math.log(r) for r in ratios) / len(ratios))
     rows.append([f"20 positions, depth {args.depth}", f"{min(ratios):.2f}", f"{statistics.median(ratios):.2f}",
                  f"{max(ratios):.2f}", f"{g:.2f}", "1.5"])
-    return table(["time to depth, 1 thread / 2 threads", "min", "median", "max", "geometric mean", "goal"], rows)
+    speed = table(["time to depth, 1 thread / 2 threads", "min", "median", "max", "geometric mean", "goal"], rows)
+    # The depth an answer reaches in the API's default time (README: threads and memory).
+    depths = {threads: [analyse(fen, movetime_ms=args.ms, threads=threads).depth for fen in positions(20, seed=21)]
+              for threads in (1, 2)}
+    reached = table(["threads", f"depth at {args.ms} ms: mean", "median", "min", "max"],
+                    [[str(t), f"{statistics.mean(d):.1f}", f"{statistics.median(d):g}", str(min(d)), str(max(d))]
+                     for t, d in depths.items()])
+    return speed + "\n\n" + reached
 
 
 def solve_suite(name, ms):
@@ -165,7 +173,7 @@ def main():
     ap.add_argument("what", choices=["bench", "nps", "deadline", "wac", "sts", "smp-depth", "smp-stress"])
     ap.add_argument("--depth", type=int, default=12, help="smp-depth: the fixed depth")
     ap.add_argument("--n", type=int, default=240, help="searches for the deadline test")
-    ap.add_argument("--ms", type=int, default=None, help="movetime per position (wac: 1000, sts: 200)")
+    ap.add_argument("--ms", type=int, default=None, help="movetime per position (wac, smp-depth: 1000, sts: 200)")
     ap.add_argument("--record", action="store_true")
     args = ap.parse_args()
     if args.ms is None:
