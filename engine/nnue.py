@@ -27,9 +27,11 @@ import pathlib
 import numpy as np
 
 from engine.layout import NET_B1, NET_B2, NET_SIZE, NET_W1, NET_W2, NNUE_HIDDEN
-from engine.layout import NNUE_QA as QA
-from engine.layout import NNUE_QB as QB
-from engine.layout import NNUE_SCALE as SCALE
+
+# The quantisation, under the names training/ uses (engine.nnue.QA, QB, SCALE).
+from engine.layout import NNUE_QA as QA  # noqa: F401
+from engine.layout import NNUE_QB as QB  # noqa: F401
+from engine.layout import NNUE_SCALE as SCALE  # noqa: F401
 
 MAGIC = b"KBZNNUE1"
 N_FEATURES = 768

@@ -13,8 +13,8 @@ Recursive functions carry explicit signatures: numba.pycc cannot compile them ty
 import numpy as np
 from numba import njit
 
-from engine.core.bitboard import U64
 from engine.core import nnue
+from engine.core.bitboard import U64
 from engine.core.evaluation import evaluate
 from engine.core.intrinsics import monotonic_ns, popcount
 from engine.core.movegen import check_squares, checkers_of, generate, gives_check, quiet_gives_check
@@ -540,11 +540,11 @@ def negamax(T, bb, board, st, keys, undo, tt, S, ctl, NET, ACC, ply, depth, alph
                         r -= max(-cap, min(cap, order // S[P + P_LMR_HISTORY]))
                 r = max(0, min(r, new_depth - 1))
             # np.bool_(): a literal True here would leave the recursive call unresolved in the pycc build.
-            score = -negamax(T, bb, board, st, keys, undo, tt, S, ctl, NET, ACC, ply + 1, new_depth - r, -alpha - 1, -alpha,
-                             np.bool_(True))
+            score = -negamax(T, bb, board, st, keys, undo, tt, S, ctl, NET, ACC, ply + 1, new_depth - r, -alpha - 1,
+                             -alpha, np.bool_(True))
             if score > alpha and r > 0:
-                score = -negamax(T, bb, board, st, keys, undo, tt, S, ctl, NET, ACC, ply + 1, new_depth, -alpha - 1, -alpha,
-                                 not cut_node)
+                score = -negamax(T, bb, board, st, keys, undo, tt, S, ctl, NET, ACC, ply + 1, new_depth, -alpha - 1,
+                                 -alpha, not cut_node)
             if pv_node and score > alpha and score < beta:
                 score = -negamax(T, bb, board, st, keys, undo, tt, S, ctl, NET, ACC, ply + 1, new_depth, -beta, -alpha,
                                  np.bool_(False))
