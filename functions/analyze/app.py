@@ -19,6 +19,7 @@ import gc
 gc.disable()
 
 import os
+import random
 from typing import Annotated
 
 from aws_lambda_powertools import Logger, Metrics, Tracer
@@ -28,7 +29,7 @@ from aws_lambda_powertools.logging import correlation_paths
 from aws_lambda_powertools.metrics import MetricUnit
 
 import engine
-from engine.analysis import analyse
+from engine.analysis import analyse, reserve_hash
 from engine.board import IllegalMoveError
 from engine.fen import FenError
 from functions.common.http import SwaggerOnDemand, install_error_handlers, not_a_proxy_event
@@ -119,6 +120,41 @@ def lambda_handler(event, context):
         return rejected
     docs.prepare(event)
     return app.resolve(event, context)
+
+
+# --- SnapStart (template parameter SnapStart=On; README.md, "SnapStart") ------------------------------
+# Lambda runs before_snapshot once, after this module's import, when it publishes a version, and
+# snapshots the environment; after_restore runs in every environment resumed from that snapshot.
+
+
+def before_snapshot():
+    """Warm what a first request touches, so that the snapshot holds it: the transposition table at
+    its largest, its pages faulted in (the attack tables and the net were written at import), and one
+    tiny search, which runs the compiled search over those tables, then the answer's models and SAN."""
+    reserve_hash(hash_size_mb())
+    hash_mb = hash_size_mb(DEFAULT_MOVETIME_MS)
+    answer(analyse(depth=4, hash_mb=hash_mb), DEFAULT_MOVETIME_MS, hash_mb).model_dump_json()
+
+
+def after_restore():
+    """What must differ between the environments resumed from one snapshot: `random`'s state, drawn
+    once from os.urandom when it was imported, is drawn again (no code of this function uses it that
+    we know of; reseeding costs microseconds). Nothing else needs it: uuid4, secrets and the X-Ray
+    SDK's ids read os.urandom each time. The engine draws nothing at random: a search's table epoch and
+    salt come from this process's count of searches, which every resumed environment continues from
+    the same value; harmless, as each environment has its own table and the salt only tells its
+    searches apart. str hashing's secret is fixed at interpreter start, so all of them share it; it
+    cannot be changed, and only resistance to hash flooding depends on it (bodies are at most 16 KiB)."""
+    random.seed()
+
+
+try:  # in Lambda's python3.12 and later runtimes only; not in `kibitz` or the tests, which never snapshot
+    from snapshot_restore_py import register_after_restore, register_before_snapshot
+except ImportError:
+    pass
+else:
+    register_before_snapshot(before_snapshot)
+    register_after_restore(after_restore)
 
 
 # Everything the init phase made (Powertools, pydantic's schemas, the engine's tables) lives as long as
