@@ -46,10 +46,10 @@ if [ -f "$PREFIX/.complete" ] && is313 "$PREFIX/bin/python$VERSION"; then found 
 
 # 3, 4. uv
 if command -v uv >/dev/null 2>&1; then
-    if py=$(UV_PYTHON_DOWNLOADS=never uv python find "$VERSION" 2>/dev/null) && is313 "$py"; then found "$py"; fi
+    if py=$(UV_PYTHON_DOWNLOADS=never uv python find --system "$VERSION" 2>/dev/null) && is313 "$py"; then found "$py"; fi
     say "uv python install $VERSION (at most ${KIBITZ_UV_TIMEOUT:-60} s)"
     if timeout "${KIBITZ_UV_TIMEOUT:-60}" uv python install "$VERSION" >&2 \
-        && py=$(UV_PYTHON_DOWNLOADS=never uv python find "$VERSION") && is313 "$py"; then
+        && py=$(UV_PYTHON_DOWNLOADS=never uv python find --system "$VERSION") && is313 "$py"; then
         found "$py"
     fi
     say "uv could not install Python $VERSION"
@@ -81,9 +81,10 @@ for p in "${PACKAGES[@]}"; do
 done
 if [ ${#missing[@]} -gt 0 ]; then
     say "installing ${missing[*]}"
-    if ! { "${SUDO[@]}" apt-get update -qq && \
-           DEBIAN_FRONTEND=noninteractive "${SUDO[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"; } >&2
+    if ! { "${SUDO[@]}" apt-get update -qq && DEBIAN_FRONTEND=noninteractive \
+           "${SUDO[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"; } >"$CACHE/packages.log" 2>&1
     then
+        tail -20 "$CACHE/packages.log" >&2
         say "could not install ${missing[*]}: install them (apt-get install ...) and run make again"; exit 1
     fi
 fi
@@ -117,8 +118,12 @@ apt_opts=(-o Dir::Etc::SourceList=/dev/null -o "Dir::Etc::SourceParts=$APT/sourc
           -o "Dir::State::Lists=$APT/lists" -o "Dir::Cache=$APT" -o Dir::Cache::pkgcache= -o Dir::Cache::srcpkgcache=
           -o APT::Get::List-Cleanup=0 -o Debug::NoLocking=1)
 [ "$(id -u)" = 0 ] && apt_opts+=(-o APT::Sandbox::User=root)
-apt-get "${apt_opts[@]}" update -qq >&2
-(cd "$CACHE/src" && apt-get "${apt_opts[@]}" source --download-only -qq python$VERSION >&2)
+if ! { apt-get "${apt_opts[@]}" update -qq && \
+       (cd "$CACHE/src" && apt-get "${apt_opts[@]}" source --download-only -qq python$VERSION); } >&2; then
+    say "could not fetch python$VERSION's source package from trixie at $mirror: install Python $VERSION" \
+        "another way (README.md, \"Python 3.13\"), or set KIBITZ_DEBIAN_MIRROR to a Debian mirror's URL"
+    exit 1
+fi
 tarball=$(ls "$CACHE"/src/python"$VERSION"_*.orig.tar.xz)
 say "building $(basename "$tarball") (upstream CPython; Debian's own patches are not applied)"
 mkdir -p "$CACHE/src/build"
