@@ -207,16 +207,16 @@ def build_with(python, out):
                     *project["dependencies"], *project["optional-dependencies"]["build"]], check=True)
     version = subprocess.run([vpython, "-c", "import sys; print('%d.%d' % sys.version_info[:2])"],
                              capture_output=True, text=True, check=True).stdout.strip()
-    platform = "manylinux_2_34_x86_64" if version >= "3.12" else "manylinux2014_x86_64"
+    glibc_minor = "34" if version >= "3.12" else "17"  # Amazon Linux 2023, or 2 (manylinux2014)
     functions = template.load()
     for name, folder in artifact.LAYERS.items():
         subprocess.run(["make", "-f", str(ROOT / folder / "Makefile"), f"build-{name}", f"ARTIFACTS_DIR={out / name}",
-                        f"BUILD_PYTHON={vpython}", f"PLATFORM={platform}"], cwd=ROOT, check=True, capture_output=True)
+                        f"BUILD_PYTHON={vpython}", f"GLIBC_MINOR={glibc_minor}"], cwd=ROOT, check=True, capture_output=True)
     for name in artifact.FUNCTIONS:
         subprocess.run(["make", "-f", str(functions[name].code_dir / "Makefile"), f"build-{name}",
-                        f"ARTIFACTS_DIR={out / name}", f"PYTHON={vpython}", f"PLATFORM={platform}"],
+                        f"ARTIFACTS_DIR={out / name}", f"PYTHON={vpython}", f"GLIBC_MINOR={glibc_minor}"],
                        cwd=ROOT, check=True, capture_output=True)
-    return out, f"each Makefile with {python} ({platform} wheels)"
+    return out, f"each Makefile with {python} (wheels for glibc 2.{glibc_minor} at most)"
 
 
 def bench_cold(runs, builds):
