@@ -211,7 +211,8 @@ def build_with(python, out):
     functions = template.load()
     for name, folder in artifact.LAYERS.items():
         subprocess.run(["make", "-f", str(ROOT / folder / "Makefile"), f"build-{name}", f"ARTIFACTS_DIR={out / name}",
-                        f"BUILD_PYTHON={vpython}", f"GLIBC_MINOR={glibc_minor}"], cwd=ROOT, check=True, capture_output=True)
+                        f"BUILD_PYTHON={vpython}", f"GLIBC_MINOR={glibc_minor}"],
+                       cwd=ROOT, check=True, capture_output=True)
     for name in artifact.FUNCTIONS:
         subprocess.run(["make", "-f", str(functions[name].code_dir / "Makefile"), f"build-{name}",
                         f"ARTIFACTS_DIR={out / name}", f"PYTHON={vpython}", f"GLIBC_MINOR={glibc_minor}"],
