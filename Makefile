@@ -18,13 +18,17 @@ CORE_SOURCES := $(wildcard engine/core/*.py) engine/layout.py engine/params.py e
 SAM_VENV := .venv-sam
 SAM := $(SAM_VENV)/bin/sam
 SAM_INSTALLED := $(SAM_VENV)/.installed
-LINT_PATHS := engine tests benchmarks functions
+# checkov (template security checks) in a venv of its own too: it pins much of what the project uses.
+CHECKOV_VENV := .venv-checkov
+CHECKOV := $(CHECKOV_VENV)/bin/checkov
+CHECKOV_INSTALLED := $(CHECKOV_VENV)/.installed
+LINT_PATHS := engine tests benchmarks functions kibitz training
 CURL_EXAMPLE := curl -s -X POST http://127.0.0.1:3000/analyze -H 'Content-Type: application/json' \
 	-d '{\"fen\": \"rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1\", \"movetime_ms\": 500}'
 
-BATCH_EXAMPLE := .venv/bin/kibitz batch submit ../shared/data/bratko_kopec.epd --movetime-ms 200 --wait --format epd
+BATCH_EXAMPLE := .venv/bin/kibitz batch submit tests/data/bratko_kopec.epd --movetime-ms 200 --wait --format epd
 
-.PHONY: all venv build run test lint bench clean sam sam-build
+.PHONY: all venv build run test lint bench clean sam sam-build browser checkov
 
 all: build
 
@@ -59,6 +63,16 @@ $(SAM_INSTALLED): | $(INSTALLED)
 
 sam: $(SAM_INSTALLED)
 
+$(CHECKOV_INSTALLED):
+	$(PYTHON) -m venv $(CHECKOV_VENV)
+	$(CHECKOV_VENV)/bin/pip install --quiet --upgrade pip
+	$(CHECKOV_VENV)/bin/pip install --quiet 'checkov>=3.2,<4'
+	touch $@
+
+# Every finding is fixed or skipped in template.yaml with its reason (# checkov:skip=...); offline.
+checkov: $(CHECKOV_INSTALLED)
+	$(CHECKOV) -f template.yaml --framework cloudformation --compact --quiet --skip-download
+
 # What `sam deploy` ships: .aws-sam/build (EngineLayer via layers/engine/Makefile, AnalyzeFunction via pip).
 sam-build: build $(SAM_INSTALLED)
 	SAM_CLI_TELEMETRY=0 $(SAM) build
@@ -67,13 +81,21 @@ sam-build: build $(SAM_INSTALLED)
 # with batch jobs: SQS and DynamoDB embedded (moto on 127.0.0.1) and local pollers running BatchFunction.
 # The UCI engine itself: .venv/bin/python -m engine.uci
 run: build
-	@echo "Kibitz analysis API on http://127.0.0.1:3000 (Swagger UI: /swagger). Try:"
+	@echo "Kibitz on http://127.0.0.1:3000/ : open it in a browser to try the API (Swagger UI: /swagger). Or try:"
 	@echo "  $(CURL_EXAMPLE)"
 	@echo "Batch jobs on /jobs (SQS and DynamoDB embedded). Try, from another shell:"
 	@echo "  $(BATCH_EXAMPLE)"
 	$(BIN)/kibitz serve
 
-test: build $(SAM_INSTALLED)
+# The page's browser tests (tests/test_page_browser.py) drive Debian's chromium: installed here when it
+# is missing (apt-get, as root). If that fails they skip, loudly, and under CI they fail.
+CHROMIUM := /usr/bin/chromium
+browser:
+	@test -x $(CHROMIUM) || { echo "Installing Debian's chromium for the page's browser tests"; \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; } \
+		|| echo "WARNING: could not install $(CHROMIUM): the page's browser tests will not run" >&2
+
+test: build $(SAM_INSTALLED) browser checkov
 	$(BIN)/python -m ruff check $(LINT_PATHS)
 	$(BIN)/cfn-lint template.yaml
 	KIBITZ_SAM=$(SAM) $(BIN)/python -m pytest -q
@@ -87,4 +109,4 @@ bench: build
 	$(BIN)/python benchmarks/startup.py
 
 clean:
-	rm -rf $(VENV) $(SAM_VENV) .aws-sam layers/engine/build .numba_cache engine/_compiled*.so .pytest_cache .ruff_cache
+	rm -rf $(VENV) $(SAM_VENV) $(CHECKOV_VENV) .aws-sam layers/engine/build .numba_cache engine/_compiled*.so .pytest_cache .ruff_cache

@@ -2,67 +2,20 @@
 
     .venv/bin/python benchmarks/ab.py --a Mobility=0 [--b ...] --games 200 --nodes 20000 [--record NAME]
 
-A and B are the same build with different engine/params.py settings (UCI options, KIBITZ_TUNING=1).
-Fixed nodes make games independent of machine load and measure the knowledge a term adds, not its
-cost in speed (the bench nps shows that). Each opening of the 2-move book is played with both colours.
-Prints W/D/L for A and the Elo difference with a 95% interval, like ../shared/tools/match.py.
+A and B are the same build with different engine/params.py settings (UCI options, KIBITZ_TUNING=1),
+played by benchmarks/match.py's game pairs from the 2-move book. Fixed nodes make games independent
+of machine load and measure the knowledge a setting adds, not its cost in speed (the bench nps shows
+that). --record adds the row to the terms table of docs/strength.md.
 """
 
 import argparse
-import concurrent.futures
-import math
 import pathlib
 import sys
-
-import chess
-import chess.engine
 
 if __package__ in (None, ""):
     sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
 from benchmarks.common import ROOT, table
-from benchmarks.match import startpos_openings
-
-KIBITZ = [str(ROOT / ".venv" / "bin" / "python"), "-m", "engine.uci"]
-
-
-def options(pairs):
-    out = {}
-    for kv in pairs:
-        k, v = kv.split("=", 1)
-        out[k] = int(v)
-    return out
-
-
-def play(a_opts, b_opts, opening, a_white, nodes):
-    engines = {}
-    try:
-        for side, opts in (("a", a_opts), ("b", b_opts)):
-            e = chess.engine.SimpleEngine.popen_uci(KIBITZ, env={"KIBITZ_TUNING": "1", "PATH": "/usr/bin:/bin"})
-            if opts:
-                e.configure(opts)
-            engines[side] = e
-        board = chess.Board()
-        for m in opening.split()[2:]:
-            board.push_uci(m)
-        white, black = (engines["a"], engines["b"]) if a_white else (engines["b"], engines["a"])
-        while not board.is_game_over(claim_draw=True) and board.ply() < 400:
-            mover = white if board.turn == chess.WHITE else black
-            move = mover.play(board, chess.engine.Limit(nodes=nodes)).move
-            if move not in board.legal_moves:
-                raise RuntimeError(f"illegal move {move} in {board.fen()}")
-            board.push(move)
-        result = board.result(claim_draw=True) if board.is_game_over(claim_draw=True) else "1/2-1/2"
-    finally:
-        for e in engines.values():
-            e.quit()
-    if result == "1/2-1/2":
-        return 0.5
-    return 1.0 if (result == "1-0") == a_white else 0.0
-
-
-def elo(score):
-    score = min(max(score, 1e-6), 1 - 1e-6)
-    return -400 * math.log10(1 / score - 1)
+from benchmarks.match import Limits, Match, Player, kibitz_command, parse_options
 
 
 def main():
@@ -74,29 +27,19 @@ def main():
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--record", default=None, help="a row name for the 'Evaluation and search terms' table")
     args = ap.parse_args()
-    openings = startpos_openings().read_text().splitlines()
-    a_opts, b_opts = options(args.a), options(args.b)
-    jobs = [(openings[i // 2], i % 2 == 0) for i in range(args.games)]
-    results = []
-    with concurrent.futures.ThreadPoolExecutor(args.workers) as pool:
-        for i, s in enumerate(pool.map(lambda j: play(a_opts, b_opts, j[0], j[1], args.nodes), jobs)):
-            results.append(s)
-            if (i + 1) % 20 == 0:
-                print(f"{i + 1}/{args.games}: {sum(results) / len(results):.3f}", file=sys.stderr, flush=True)
-    n = len(results)
-    w, d, lost = results.count(1.0), results.count(0.5), results.count(0.0)
-    mean = sum(results) / n
-    var = sum((x - mean) ** 2 for x in results) / max(n - 1, 1)
-    se = math.sqrt(var / n)
-    lo, hi = elo(mean - 1.96 * se), elo(mean + 1.96 * se)
+    command, cwd = kibitz_command(ROOT)
+    a = Player("A", command, parse_options(args.a), cwd=cwd)
+    b = Player("B", command, parse_options(args.b), cwd=cwd)
+    match = Match(a, b, Limits(nodes=args.nodes), args.games, args.workers,
+                  log=lambda s: print(s, file=sys.stderr, flush=True)).run()
+    w, d, lost = match.wdl()
+    e, lo, hi = match.penta.elo_interval()
     a_text = " ".join(args.a) or "defaults"
     b_text = " ".join(args.b) or "defaults"
-    print(f"A ({a_text}) vs B ({b_text}): +{w} ={d} -{lost}  score {mean:.3f}  elo {elo(mean):+.0f} "
-          f"[{lo:+.0f}, {hi:+.0f}]  ({n} games, {args.nodes} nodes/move)")
+    print(f"A ({a_text}) vs B ({b_text}): {match.summary()}  ({args.nodes} nodes/move)")
     if args.record:
-        row = [args.record, a_text, b_text, f"{n} @ {args.nodes} nodes", f"+{w} ={d} -{lost}",
-               f"{elo(mean):+.0f} [{lo:+.0f}, {hi:+.0f}]"]
-        record_term(row)
+        record_term([args.record, a_text, b_text, f"{len(match.scores)} @ {args.nodes} nodes", f"+{w} ={d} -{lost}",
+                     f"{e:+.0f} [{lo:+.0f}, {hi:+.0f}]"])
 
 
 def record_term(row):

@@ -3,9 +3,9 @@ one and two local pollers, against the ideal, cores / movetime.
 
     .venv/bin/python benchmarks/batch.py [--record] [--positions 60] [--movetime-ms 200] [--runs 3]
 
-Each run: moto on 127.0.0.1 (SQS + DynamoDB, functions/local/aws.py), a job submitted the way the
-jobs API submits it (functions/common/jobs.submit: checks, job record, SendMessageBatch), and the
-SQS event source played by N poller processes (functions/local/eventsource.py), each running
+Each run: moto on 127.0.0.1 (SQS + DynamoDB, kibitz/aws.py), a job submitted the way the
+jobs API submits it (functions/common/job_submit.submit: checks, job record, SendMessageBatch), and the
+SQS event source played by N poller processes (kibitz/eventsource.py), each running
 BatchFunction's handler: receive up to 10 messages, analyse, write results, delete. The clock runs
 from the submission to the last result; the pollers are started and warm (imported, tables built)
 before it starts, so cold starts are not counted. Positions: the balanced openings of
@@ -44,7 +44,8 @@ def positions(n):
 
 def run(aws, store, source, fens, movetime_ms):
     """Seconds from submission to the last result, and the results' mean search time."""
-    from functions.common.jobs import JobRequest, submit
+    from functions.common.job_models import JobRequest
+    from functions.common.job_submit import submit
 
     sqs = aws.client("sqs")
     t0 = time.perf_counter()
@@ -92,9 +93,9 @@ def busy_processes():
 
 
 def bench(n_positions, movetime_ms, runs, poller_counts):
-    from functions.common.jobs import Store
-    from functions.local.aws import LocalAWS
-    from functions.local.eventsource import SqsEventSource
+    from functions.common.job_store import Store
+    from kibitz.aws import LocalAWS
+    from kibitz.eventsource import SqsEventSource
 
     fens = positions(n_positions)
     cores = os.cpu_count()

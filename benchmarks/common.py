@@ -6,11 +6,9 @@ import pathlib
 import platform
 import re
 import shutil
-import subprocess
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
-DATA = pathlib.Path(os.environ.get("KIBITZ_DATA", ROOT.parent / "shared" / "data"))
-TOOLS = ROOT.parent / "shared" / "tools"
+DATA = pathlib.Path(os.environ.get("KIBITZ_DATA", ROOT / "tests" / "data"))  # as the tests (tests/data/SOURCES.md)
 DOC = ROOT / "docs" / "benchmarks.md"
 GAMES_DIR = "/usr/games"  # Debian puts stockfish, fairymax and phalanx here, off PATH
 
@@ -77,10 +75,3 @@ def record(section, body, command):
         text = text.rstrip("\n") + "\n\n" + block
     DOC.write_text(text.rstrip("\n") + "\n")
 
-
-def git_rev():
-    try:
-        return subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True,
-                              text=True).stdout.strip()
-    except OSError:
-        return "?"

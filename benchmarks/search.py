@@ -5,6 +5,8 @@
     .venv/bin/python benchmarks/search.py deadline [--n 240]   # overshoot of movetimes 50 ms .. 2 s
     .venv/bin/python benchmarks/search.py wac [--ms 1000]  # Win At Chess, 300 positions
     .venv/bin/python benchmarks/search.py sts [--ms 200]   # Strategic Test Suite, 1500 positions
+    .venv/bin/python benchmarks/search.py smp-depth [--depth 12]   # time to a fixed depth, 2 threads vs 1
+    .venv/bin/python benchmarks/search.py smp-stress [--n 1000]    # two-thread searches at 10 ms .. 2 s
     add --record to write the table into docs/benchmarks.md
 
 Goals (search issue): bench >= 1.5 M nodes/s; overshoot p99 <= 20 ms and max <= 50 ms; WAC >= 285/300.
@@ -56,28 +58,77 @@ def positions(n, seed=11):
     return [rng.choice(book if i % 2 else wac) for i in range(n)]
 
 
-def run_deadline(args):
+def overshoots(n, low, high, threads, seed=5):
+    """(overshoots in ms, problems): n searches at log-uniform movetimes, each answer checked with python-chess."""
     from engine import analyse
 
-    rng = random.Random(5)
-    over = []
-    for fen in positions(args.n):
-        asked = round(math.exp(rng.uniform(math.log(50), math.log(2000))))
+    rng = random.Random(seed)
+    over, problems = [], []
+    for fen in positions(n):
+        asked = round(math.exp(rng.uniform(math.log(low), math.log(high))))
         t0 = time.perf_counter()
-        r = analyse(fen, movetime_ms=asked)
+        try:
+            r = analyse(fen, movetime_ms=asked, threads=threads)
+        except Exception as e:  # a crash is a finding, counted and reported, not the end of the run
+            problems.append(f"crash {e!r} in {fen}")
+            continue
         took = (time.perf_counter() - t0) * 1000
-        assert r.best_move in {m.uci() for m in chess.Board(fen).legal_moves}
+        board = chess.Board(fen)
+        for m in r.pv:
+            if chess.Move.from_uci(m) not in board.legal_moves:
+                problems.append(f"illegal {m} in the PV {' '.join(r.pv)} of {fen}")
+                break
+            board.push_uci(m)
         over.append(took - asked)
-    over.sort()
+    return sorted(over), problems
+
+
+def overshoot_row(over, problems, label, goal):
     q = lambda p: over[min(len(over) - 1, int(p * len(over)))]
-    rows = [[len(over), "50 .. 2000 (log-uniform)", f"{statistics.median(over):+.1f}", f"{q(0.99):+.1f}",
-             f"{over[-1]:+.1f}", "p99 <= 20, max <= 50"]]
-    return table(["searches", "movetime, ms", "overshoot p50, ms", "p99", "max", "goal"], rows)
+    misses = sum(1 for x in over if x > 50)
+    return [len(over) + sum(p.startswith("crash") for p in problems), label, f"{statistics.median(over):+.1f}",
+            f"{q(0.99):+.1f}", f"{over[-1]:+.1f}", misses, len(problems), goal]
+
+
+HEADERS = ["searches", "movetime, ms", "overshoot p50, ms", "p99", "max", "misses (> 50 ms)", "illegal or crashed",
+           "goal"]
+
+
+def run_deadline(args):
+    over, problems = overshoots(args.n, 50, 2000, 1)
+    return table(HEADERS, [overshoot_row(over, problems, "50 .. 2000 (log-uniform)", "p99 <= 20, max <= 50")])
+
+
+def run_smp_stress(args):
+    """Two threads at random movetimes: no illegal move, crash or deadline miss, the deadline goal held."""
+    over, problems = overshoots(args.n, 10, 2000, 2, seed=9)
+    for p in problems:
+        print("PROBLEM:", p)
+    return table(HEADERS, [overshoot_row(over, problems, "10 .. 2000 (log-uniform), 2 threads",
+                                         "p99 <= 20, 0 misses, 0 illegal")])
+
+
+def run_smp_depth(args):
+    """Time to complete a fixed depth, 1 and 2 threads, on 20 positions; the ratio's geometric mean."""
+    from engine import analyse
+
+    rows, ratios = [], []
+    for fen in positions(20, seed=21):
+        times = []
+        for threads in (1, 2):
+            t0 = time.perf_counter()
+            analyse(fen, depth=args.depth, threads=threads)
+            times.append(time.perf_counter() - t0)
+        ratios.append(times[0] / times[1])
+    g = math.exp(sum(math.log(r) for r in ratios) / len(ratios))
+    rows.append([f"20 positions, depth {args.depth}", f"{min(ratios):.2f}", f"{statistics.median(ratios):.2f}",
+                 f"{max(ratios):.2f}", f"{g:.2f}", "1.5"])
+    return table(["time to depth, 1 thread / 2 threads", "min", "median", "max", "geometric mean", "goal"], rows)
 
 
 def solve_suite(name, ms):
     from engine import analyse
-    from engine.fen import parse_epd
+    from engine.epd import parse_epd
 
     solved = total = points = 0
     for line in (DATA / name).read_text().splitlines():
@@ -111,18 +162,22 @@ def run_sts(args):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("what", choices=["bench", "nps", "deadline", "wac", "sts"])
+    ap.add_argument("what", choices=["bench", "nps", "deadline", "wac", "sts", "smp-depth", "smp-stress"])
+    ap.add_argument("--depth", type=int, default=12, help="smp-depth: the fixed depth")
     ap.add_argument("--n", type=int, default=240, help="searches for the deadline test")
     ap.add_argument("--ms", type=int, default=None, help="movetime per position (wac: 1000, sts: 200)")
     ap.add_argument("--record", action="store_true")
     args = ap.parse_args()
     if args.ms is None:
         args.ms = 200 if args.what == "sts" else 1000
-    out = globals()["run_" + args.what](args)
+    if args.what == "smp-stress" and "--n" not in sys.argv:
+        args.n = 1000
+    out = globals()["run_" + args.what.replace("-", "_")](args)
     print(out)
     if args.record:
         titles = {"bench": "Search speed: bench", "nps": "Search speed: 1 s", "deadline": "Deadline adherence",
-                  "wac": "WAC", "sts": "STS"}
+                  "wac": "WAC", "sts": "STS", "smp-depth": "Lazy SMP: time to depth",
+                  "smp-stress": "Lazy SMP: two-thread searches"}
         record(titles[args.what], out, f"python benchmarks/search.py {' '.join(sys.argv[1:]).replace(' --record', '')}"
                " --record")
 

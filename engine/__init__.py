@@ -8,16 +8,36 @@ Importing `engine` alone loads nothing heavy; the compiled core is loaded (and i
 first use of analyse() or Board.
 """
 
-__version__ = "0.1.0"
+NAME = "Kibitz"
+__version__ = "0.1.0"  # the one place: pyproject.toml, UCI's `id name` and the API read it from here
 
 
 def analyse(*args, **kwargs):
+    """Analyse a position and return an engine.result.Analysis. The one entry point: the UCI program,
+    the `kibitz` command and the Lambda functions all call it.
+
+    fen, moves: the position, and UCI moves played from it (they are the history for repetitions).
+    Limits, any combination (the first reached ends the search): movetime_ms, depth, nodes, the clock
+    (wtime/btime/winc/binc/movestogo, milliseconds), or infinite=True with an
+    engine.stop_signal.StopSignal `stop`.
+    multipv: 1..5 best lines. hash_mb: transposition table size, fresh for this call.
+    threads: 1..8 searching threads (Lazy SMP) sharing the table; the answer is the deepest iteration any
+    completed. At 1, a search to a fixed depth or node count is deterministic.
+    on_info(Analysis): called after every completed iteration. claim_draws: a drawn-by-rule position
+    (fifty moves, threefold, dead material) is reported as terminal instead of searched.
+    params: {name: value} overrides of engine/params.py (tuning matches).
+    board: an engine.board.Board to analyse instead of fen and moves (the UCI program has one already;
+    it is left unchanged).
+    started_ns: when the caller's clock started (time.monotonic_ns(); default: when this was called).
+    The movetime and the clock count from it, so the first call's import of the compiled core comes
+    out of the budget instead of overshooting it.
+    Raises engine.fen.FenError / engine.board.IllegalMoveError / ValueError for bad input.
+
+    The work is engine/deepening.py's; this wrapper only defers importing it to the first call.
+    """
     import time
 
     kwargs.setdefault("started_ns", time.monotonic_ns())  # the first call's import counts against the budget
-    from engine.analysis import analyse as _analyse
+    from engine.deepening import run
 
-    return _analyse(*args, **kwargs)
-
-
-analyse.__doc__ = "See engine.analysis.analyse."
+    return run(*args, **kwargs)

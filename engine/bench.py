@@ -47,7 +47,7 @@ POSITIONS = [
 
 def run(depth=BENCH_DEPTH, hash_mb=BENCH_HASH_MB, report=None):
     """Search every position to `depth`; returns (total nodes, seconds)."""
-    from engine.analysis import analyse
+    from engine import analyse
 
     total = 0
     t0 = time.perf_counter()

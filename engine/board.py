@@ -13,7 +13,6 @@ from engine.layout import (
     EMPTY,
     GEN_ALL,
     HISTORY_SLACK,
-    KING,
     MAX_MOVES,
     N_BB,
     N_ST,
@@ -28,14 +27,17 @@ from engine.layout import (
     ST_SIDE,
     U_MOVE,
 )
-from engine.moves import PROMO_CHARS, is_en_passant, move_from, move_to, parse_uci_shape, promotion_type, to_uci
+from engine.moves import PROMO_CHARS, is_en_passant, move_from, move_to, parse_uci_shape, promotion_type
 
 _core = native.core
 _T = native.TABLES
 
 
 class IllegalMoveError(ValueError):
-    """A move that is malformed or not legal in the position it was played in."""
+    """A move that is malformed or not legal in the position it was played in. `index`: its place in
+    the moves given to Board.from_moves (None elsewhere)."""
+
+    index = None
 
 
 class Board:
@@ -65,6 +67,19 @@ class Board:
         # Keep the en-passant square only if a pawn could take there, as make_move does, so keys agree.
         self.st[ST_EP] = p.ep if p.ep >= 0 and self._pawn_attacks_ep(p.ep) else NO_SQ
         self.keys[0] = _core.key_from_scratch(_T, *self.arrays)
+
+    @classmethod
+    def from_moves(cls, fen=STARTPOS, moves=()):
+        """The position after UCI `moves` played from `fen`, with them as its history (for repetitions).
+        Raises FenError, or IllegalMoveError with the bad move's index."""
+        board = cls(fen, capacity=max(512, len(moves) + 64))
+        for i, text in enumerate(moves):
+            try:
+                board.push_uci(text)
+            except IllegalMoveError as e:
+                e.index = i
+                raise
+        return board
 
     # --- the arrays, as the compiled core takes them ------------------------------------------
     @property
@@ -101,9 +116,6 @@ class Board:
 
     def piece_at(self, sq):
         return int(self.board[sq])
-
-    def king_square(self, color):
-        return int(np.flatnonzero(self.board == (KING | (color << 3)))[0])
 
     def checkers(self):
         return int(_core.checkers(_T, *self.arrays))
@@ -158,13 +170,6 @@ class Board:
         m = self.parse_uci(text)
         self.push(m)
         return m
-
-    def uci(self, move):
-        return to_uci(move)
-
-    def history(self):
-        """Moves pushed so far, oldest first."""
-        return [int(self.undo[i, U_MOVE]) for i in range(self.ply)]
 
     # --- display -----------------------------------------------------------------------------
     def diagram(self):

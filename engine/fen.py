@@ -1,4 +1,4 @@
-"""FEN and EPD parsing, strict validation and formatting. Plain Python: runs without numba.
+"""FEN parsing, strict validation and formatting. Plain Python: runs without numba (EPD: engine/epd.py).
 
 Every rejection raises FenError naming the field at fault (board, side, castling, en_passant,
 halfmove, fullmove, or position for whole-board rules) and why.
@@ -85,34 +85,6 @@ def parse_fen(fen):
     if _attacked(pieces, pieces.index(KING | (them << 3)), side):
         raise FenError("side", f"{_COLOR_NAMES[them]} is in check but it is {_COLOR_NAMES[side]} to move")
     return ParsedFen(tuple(pieces), side, castling, ep, halfmove, fullmove)
-
-
-def parse_epd(line):
-    """Split an EPD line into (fen, operations): 4 FEN fields, optional clocks, then `opcode operand;`s.
-
-    Returns the FEN (validated by parse_fen) and a dict of opcode -> operand text.
-    """
-    if not isinstance(line, str):
-        raise FenError("board", f"expected an EPD line, got {type(line).__name__}")
-    words = line.split(None, 4)
-    if len(words) < 4:
-        raise FenError(FIELDS[len(words)] if words else "board", "an EPD line needs at least 4 fields")
-    rest = words[4] if len(words) > 4 else ""
-    tail = rest.split()
-    fen = " ".join(words[:4])
-    if len(tail) >= 2 and tail[0].isdigit() and tail[1].isdigit():
-        fen += f" {tail[0]} {tail[1]}"
-        rest = rest.split(None, 2)[2] if len(tail) > 2 else ""
-    else:
-        fen += " 0 1"
-    parse_fen(fen)
-    ops = {}
-    for op in rest.split(";"):
-        op = op.strip()
-        if op:
-            code, _, operand = op.partition(" ")
-            ops[code] = operand.strip().strip('"')
-    return fen, ops
 
 
 def format_fen(pieces, side, castling, ep, halfmove, fullmove):

@@ -103,8 +103,8 @@ PLY_ROWS = MAX_PLY + 8
 S_KILLERS = 0  # [PLY_ROWS][2]
 S_HISTORY = S_KILLERS + PLY_ROWS * 2  # [16 piece][64 to] quiet-move history
 S_COUNTER = S_HISTORY + 16 * 64  # [16 piece][64 to] of the previous move -> its refutation
-S_CAPTURE_HISTORY = S_COUNTER + 16 * 64  # [16 piece][64 to] capture history (reserved)
-S_MOVES = S_CAPTURE_HISTORY + 16 * 64  # [PLY_ROWS][MAX_MOVES] move lists
+S_CAPTURE_HISTORY = S_COUNTER + 16 * 64  # [16 piece][64 to][8 captured type] capture history
+S_MOVES = S_CAPTURE_HISTORY + 16 * 64 * 8  # [PLY_ROWS][MAX_MOVES] move lists
 S_SCORES = S_MOVES + PLY_ROWS * MAX_MOVES  # [PLY_ROWS][MAX_MOVES] their ordering scores
 S_PV = S_SCORES + PLY_ROWS * MAX_MOVES  # [PLY_ROWS][PLY_ROWS] triangular PV table
 S_PV_LEN = S_PV + PLY_ROWS * PLY_ROWS  # [PLY_ROWS]
@@ -117,13 +117,25 @@ S_LINE_PV = S_LINE_SELDEPTH + MAX_MULTIPV  # [MAX_MULTIPV][PLY_ROWS]
 S_PARAMS = S_LINE_PV + MAX_MULTIPV * PLY_ROWS  # tunable weights, see engine/params.py
 S_LMR = S_PARAMS + 256  # [64 depth][64 move number] late-move reductions, filled from the params
 S_ROOT_SCORE = S_LMR + 64 * 64  # score of the root move now in PV row 0 (kept for a cut-short iteration)
-S_SIZE = S_ROOT_SCORE + 8
+S_CONT_INDEX = S_ROOT_SCORE + 8  # [PLY_ROWS] the move made at each ply as piece * 64 + to (continuation history)
+S_SINGULAR = S_CONT_INDEX + PLY_ROWS  # [PLY_ROWS] the move a singular-extension search leaves out, per ply
+CORRECTION_ENTRIES = 16384  # per side, indexed by the pawn structure's key
+S_CORRECTION = S_SINGULAR + PLY_ROWS  # [2 side][CORRECTION_ENTRIES] static-eval corrections, x CORRECTION_GRAIN
+CORRECTION_GRAIN = 256
+S_SIZE = S_CORRECTION + 2 * CORRECTION_ENTRIES
+
+# --- continuation history: one int16 array per search, [12 * 64 previous move][12 * 64 move] -------
+CONT_MOVES = 12 * 64  # a move as (piece type and colour, 0..11) * 64 + destination
+CONT_SIZE = CONT_MOVES * CONT_MOVES
 
 # --- the learned evaluation (engine/nnue.py): one int16 array holds the net, at these offsets ---------
 NNUE_HIDDEN = 256  # accumulator width; a net file must match it
 NNUE_QA = 255  # accumulator weights and biases are scaled by QA (an activation of 1.0 is QA)
 NNUE_QB = 1024  # output weights are scaled by QB (int64 sums: a fine step costs nothing)
 NNUE_SCALE = 400  # the net's output times SCALE is centipawns
+NNUE_SHIFT = 6  # activations squared are >> SHIFT (<= 1016: 16 bits, and 512 of them times QB-scaled
+#                weights sum within int32)
+NNUE_OUT_DIV = NNUE_QA * NNUE_QA * NNUE_QB >> NNUE_SHIFT  # the output sum's unit
 NET_W1 = 0  # [768 feature][NNUE_HIDDEN] accumulator weights
 NET_B1 = NET_W1 + 768 * NNUE_HIDDEN  # [NNUE_HIDDEN]
 NET_W2 = NET_B1 + NNUE_HIDDEN  # [2][NNUE_HIDDEN] output weights, side to move's half first

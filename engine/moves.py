@@ -1,7 +1,7 @@
 """Move encoding helpers for Python code (the compiled core has its own in engine/core/position.py)."""
 
 from engine.fen import parse_square, square_name
-from engine.layout import F_CAPTURE, F_EP_CAPTURE, F_KING_CASTLE, F_PROMO, F_QUEEN_CASTLE
+from engine.layout import F_EP_CAPTURE, F_PROMO
 
 PROMO_CHARS = "nbrq"
 
@@ -16,14 +16,6 @@ def move_to(m):
 
 def move_flag(m):
     return (m >> 12) & 15
-
-
-def is_capture(m):
-    return bool(move_flag(m) & F_CAPTURE)
-
-
-def is_castle(m):
-    return move_flag(m) in (F_KING_CASTLE, F_QUEEN_CASTLE)
 
 
 def is_en_passant(m):

@@ -11,12 +11,13 @@ File, little-endian: the 8-byte magic `KBZNNUE1`, u32 H, u32 0, then
     W1 int16[768][H]   accumulator weights by feature (x QA)
     B1 int16[H]        accumulator biases (x QA)
     W2 int16[2H]       output weights, side to move's half first (x QB)
-    B2 int32           output bias (x QA x QB)
+    B2 int32           output bias (x OUT_DIV = QA^2 QB / 2^SHIFT)
 Evaluation in centipawns, side to move (integer arithmetic, the same in the compiled core, numpy and
 the tests):
 
-    out = (sum_i clamp(acc_stm_i, 0, QA)^2 W2_i + sum_i clamp(acc_other_i, 0, QA)^2 W2_(H+i)) // QA + B2
-    cp  = out * SCALE // (QA * QB)
+    h_i = clamp(acc_i, 0, QA)^2 >> SHIFT          (0 .. 1016: an activation squared, in 16 bits)
+    out = sum_i h_stm_i W2_i + sum_i h_other_i W2_(H+i) + B2
+    cp  = out * SCALE // OUT_DIV
 
 The compiled core takes the whole net as one int16 array (engine.layout's NET_* offsets), B2 split
 into its low and high 16 bits.
@@ -26,12 +27,11 @@ import pathlib
 
 import numpy as np
 
+from engine import layout
 from engine.layout import NET_B1, NET_B2, NET_SIZE, NET_W1, NET_W2, NNUE_HIDDEN
 
-# The quantisation, under the names training/ uses (engine.nnue.QA, QB, SCALE).
-from engine.layout import NNUE_QA as QA  # noqa: F401
-from engine.layout import NNUE_QB as QB  # noqa: F401
-from engine.layout import NNUE_SCALE as SCALE  # noqa: F401
+QA, QB, SCALE, SHIFT, OUT_DIV = (layout.NNUE_QA, layout.NNUE_QB, layout.NNUE_SCALE, layout.NNUE_SHIFT,
+                                 layout.NNUE_OUT_DIV)
 
 MAGIC = b"KBZNNUE1"
 N_FEATURES = 768

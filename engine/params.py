@@ -38,6 +38,27 @@ PARAMS = [
     ("QsearchTT", 1, 0, 1),  # probe and store the transposition table in quiescence search
     ("QsearchChecks", 1, 0, 1),  # quiet checks (not losing material) at the first quiescence ply
     ("LmrChecks", 0, 0, 1),  # reduce moves that give check (one ply less than other moves); 0: never
+    # refinements, each decided by SPRT (docs/strength.md)
+    ("ContHistory", 0, 0, 1),  # continuation history (the moves 1 and 2 plies back) in quiet ordering and LMR
+    ("CaptureHistory", 0, 0, 1),  # capture history in capture ordering
+    ("Correction", 0, 0, 1),  # static eval corrected by the pawn structure's error statistics
+    ("Singular", 0, 0, 1),  # singular extensions, with multi-cut and negative extensions
+    ("SingularDepth", 8, 4, 16),  # from this depth
+    ("SingularMargin", 2, 0, 8),  # singular beta = table score - SingularMargin per ply
+    ("ProbCut", 0, 0, 1),
+    ("ProbCutMargin", 200, 50, 500),  # a capture that beats beta + margin in a reduced search cuts
+    ("LmrTtPv", 0, 0, 1),  # reduce less at nodes that have been on a principal variation
+    ("HistoryPruning", 0, 0, 1),  # quiet moves with history below -margin per ply skipped at low depth
+    ("HistoryPruneMargin", 2000, 0, 16000),
+    # search margins (centipawns; "per ply" ones are multiplied by the remaining depth)
+    ("RfpMargin", 75, 0, 300),  # reverse futility: static eval - RfpMargin per ply (less one if improving) >= beta
+    ("RazorBase", 200, 0, 1000),  # razoring: eval + RazorBase + RazorPerPly per ply <= alpha goes to qsearch
+    ("RazorPerPly", 250, 0, 1000),
+    ("FutilityBase", 100, 0, 1000),  # futility: quiet moves skipped when eval + base + per ply <= alpha
+    ("FutilityPerPly", 90, 0, 500),
+    ("SeeQuietMargin", 70, 0, 300),  # SEE pruning: a quiet move losing more than this per ply is skipped
+    ("SeeCaptureMargin", 100, 0, 300),  # and a bad capture losing more than this per ply
+    ("DeltaMargin", 150, 0, 1000),  # delta pruning in qsearch: stand pat + victim + DeltaMargin <= alpha
 ]
 
 INDEX = {name: i for i, (name, *_rest) in enumerate(PARAMS)}
@@ -60,6 +81,17 @@ P_MOBILITY_EG = INDEX["MobilityEg"]
 P_KING_SAFETY = INDEX["KingSafety"]
 P_PAWN_SHIELD = INDEX["PawnShield"]
 P_NNUE = INDEX["Nnue"]
+P_CONT_HISTORY = INDEX["ContHistory"]
+P_CAPTURE_HISTORY = INDEX["CaptureHistory"]
+P_CORRECTION = INDEX["Correction"]
+P_SINGULAR = INDEX["Singular"]
+P_SINGULAR_DEPTH = INDEX["SingularDepth"]
+P_SINGULAR_MARGIN = INDEX["SingularMargin"]
+P_PROBCUT = INDEX["ProbCut"]
+P_PROBCUT_MARGIN = INDEX["ProbCutMargin"]
+P_LMR_TT_PV = INDEX["LmrTtPv"]
+P_HISTORY_PRUNING = INDEX["HistoryPruning"]
+P_HISTORY_PRUNE_MARGIN = INDEX["HistoryPruneMargin"]
 P_NULL_MOVE = INDEX["NullMove"]
 P_LMR = INDEX["Lmr"]
 P_FUTILITY = INDEX["Futility"]
@@ -72,3 +104,11 @@ P_QSEARCH_CHECKS = INDEX["QsearchChecks"]
 P_LMR_CHECKS = INDEX["LmrChecks"]
 P_LMR_HISTORY = INDEX["LmrHistory"]
 P_LMR_HISTORY_MAX = INDEX["LmrHistoryMax"]
+P_RFP_MARGIN = INDEX["RfpMargin"]
+P_RAZOR_BASE = INDEX["RazorBase"]
+P_RAZOR_PER_PLY = INDEX["RazorPerPly"]
+P_FUTILITY_BASE = INDEX["FutilityBase"]
+P_FUTILITY_PER_PLY = INDEX["FutilityPerPly"]
+P_SEE_QUIET_MARGIN = INDEX["SeeQuietMargin"]
+P_SEE_CAPTURE_MARGIN = INDEX["SeeCaptureMargin"]
+P_DELTA_MARGIN = INDEX["DeltaMargin"]

@@ -4,7 +4,7 @@ Scores are from the side to move, in centipawns (`cp`) or moves to mate (`mate`,
 side to move mates, negative when it is mated; `mate == 0` means it is checkmated now).
 """
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 
 
 @dataclass(frozen=True)
@@ -20,11 +20,6 @@ class Score:
 
     def uci(self):
         return f"mate {self.mate}" if self.mate is not None else f"cp {self.cp}"
-
-    def __str__(self):
-        if self.mate is not None:
-            return f"#{self.mate}" if self.mate >= 0 else f"#-{-self.mate}"
-        return f"{self.cp / 100:+.2f}"
 
 
 @dataclass(frozen=True)
@@ -53,9 +48,5 @@ class Analysis:
     hashfull: int  # permille of the transposition table in use
     pv: tuple  # UCI moves of the best line
     lines: tuple = field(default_factory=tuple)  # Line per multipv, best first
-    terminal: str | None = None  # "checkmate", "stalemate", "insufficient material", "fifty-move rule",
-    #                               "threefold repetition"; None while the game goes on
+    terminal: str | None = None  # why the game is over (engine.game_over.REASONS); None while it goes on
     backend: str = ""  # "aot" or "jit"
-
-    def to_dict(self):
-        return asdict(self)

@@ -1,9 +1,20 @@
-"""Standard Algebraic Notation for moves and lines (plain Python over the legal move generator)."""
+"""Standard Algebraic Notation: writing moves and lines (san, line_san) and reading them (parse_san),
+in plain Python over the legal move generator."""
+
+import re
 
 from engine.board import Board
-from engine.fen import square_name
-from engine.layout import F_KING_CASTLE, F_QUEEN_CASTLE, PAWN, PIECE_CHARS
-from engine.moves import move_flag, move_from, move_to, promotion_type
+from engine.fen import parse_square, square_name
+from engine.layout import F_CAPTURE, F_KING_CASTLE, F_QUEEN_CASTLE, PAWN, PIECE_CHARS
+from engine.moves import move_flag, move_from, move_to, promotion_type, to_uci
+
+_SAN = re.compile(r"^(?P<piece>[NBRQK])?(?P<file>[a-h])?(?P<rank>[1-8])?(?P<capture>x)?(?P<to>[a-h][1-8])"
+                  r"(?:=?(?P<promo>[NBRQ]))?(?P<check>[+#])?$")
+_CASTLE = re.compile(r"^(?P<side>O-O-O|O-O|0-0-0|0-0)(?P<check>[+#])?$")
+
+
+class SanError(ValueError):
+    """SAN text that names no legal move of the position, or more than one."""
 
 
 def san(board, move):
@@ -16,7 +27,7 @@ def san(board, move):
     else:
         frm, to = move_from(move), move_to(move)
         piece = board.piece_at(frm) & 7
-        capture = bool(flag & 4)
+        capture = bool(flag & F_CAPTURE)
         if piece == PAWN:
             text = (square_name(frm)[0] + "x" if capture else "") + square_name(to)
             promo = promotion_type(move)
@@ -54,3 +65,43 @@ def line_san(fen_or_board, uci_moves):
         out.append(san(board, m))
         board.push(m)
     return out
+
+
+def parse_san(board, text):
+    """The legal move of `board` that SAN `text` names (annotations like `!?` and check signs allowed,
+    castling as O-O or 0-0). Raises SanError: not SAN, a null move, not legal, or ambiguous."""
+    text = text.rstrip("!?")
+    if text == "--":
+        raise SanError("null moves are not supported")
+    legal = board.legal_moves()
+    castle = _CASTLE.match(text)
+    if castle:
+        flag = F_QUEEN_CASTLE if castle.group("side") in ("O-O-O", "0-0-0") else F_KING_CASTLE
+        found = [m for m in legal if move_flag(m) == flag]
+    else:
+        parts = _SAN.match(text)
+        if not parts:
+            raise SanError("not a move in SAN (like e4, Nf3, exd5, O-O, e8=Q)")
+        piece = "PNBRQK".index(parts.group("piece") or "P") + PAWN
+        to = parse_square(parts.group("to"))
+        promo = parts.group("promo")
+        found = []
+        for m in legal:
+            frm = move_from(m)
+            if move_to(m) != to or board.piece_at(frm) & 7 != piece:
+                continue
+            if move_flag(m) in (F_KING_CASTLE, F_QUEEN_CASTLE):
+                continue
+            if parts.group("file") and "abcdefgh"[frm & 7] != parts.group("file"):
+                continue
+            if parts.group("rank") and str((frm >> 3) + 1) != parts.group("rank"):
+                continue
+            p = promotion_type(m)
+            if (PIECE_CHARS[p] if p else None) != promo:
+                continue
+            found.append(m)
+    if not found:
+        raise SanError(f"not legal in {board.fen()}")
+    if len(found) > 1:
+        raise SanError(f"ambiguous in {board.fen()} (" + ", ".join(to_uci(m) for m in found) + ")")
+    return found[0]

@@ -10,13 +10,27 @@ MOVE_OVERHEAD_MS = 50  # what a GUI, the pipe and a busy machine lose per move; 
 DEFAULT_MOVES_TO_GO = 30
 MOVETIME_MARGIN_MS = 1  # the Python work after the search stops (reading lines, building the result)
 # With a fixed movetime the search runs to its deadline: a cut-short iteration still yields its best
-# root move so far (engine/analysis.py), so starting one late costs nothing.
+# root move so far (engine/readout.py), so starting one late costs nothing.
 
 
 @dataclass(frozen=True)
 class Budget:
     soft_ms: float | None  # do not start another iteration after this
     hard_ms: float | None  # the search stops here
+
+
+def budget(side, movetime_ms=None, wtime=None, btime=None, winc=0, binc=0, movestogo=None):
+    """The Budget for the side to move (0 white, 1 black): the tighter of a fixed movetime and its clock."""
+    budgets = []
+    if movetime_ms is not None:
+        budgets.append(for_movetime(movetime_ms))
+    clock = wtime if side == 0 else btime
+    if clock is not None:
+        budgets.append(for_clock(clock, (winc if side == 0 else binc) or 0, movestogo))
+    if not budgets:
+        return Budget(None, None)
+    softs = [b.soft_ms for b in budgets if b.soft_ms is not None]
+    return Budget(min(softs) if softs else None, min(b.hard_ms for b in budgets))
 
 
 def for_movetime(movetime_ms):

@@ -13,16 +13,17 @@ import time
 
 import numpy as np
 
-from engine import bench, native
-from engine.analysis import DEFAULT_HASH_MB, MAX_HASH_MB, StopSignal, analyse, reserve_hash
+from engine import NAME, __version__, analyse, bench, native, wdl
 from engine.board import Board, IllegalMoveError
 from engine.fen import STARTPOS, FenError, square_name
 from engine.layout import MAX_MULTIPV
+from engine.limits import DEFAULT_HASH_MB, MAX_HASH_MB, MAX_THREADS
 from engine.moves import to_uci
+from engine.nnue import DEFAULT_NET
 from engine.params import PARAMS
+from engine.stop_signal import StopSignal
+from engine.tt_pool import reserve_hash
 
-ENGINE_NAME = "Kibitz"
-ENGINE_VERSION = "0.1.0"
 AUTHOR = "the Kibitz team"
 TUNING = os.environ.get("KIBITZ_TUNING") == "1"
 
@@ -36,6 +37,8 @@ class UciSession:
         self.board = Board()
         self.hash_mb = DEFAULT_HASH_MB
         self.multipv = 1
+        self.threads = 1
+        self.show_wdl = False  # UCI_ShowWDL: `wdl W D L` in info lines (engine/wdl.py)
         self.params = {}
         self.stop = StopSignal()
         self.thread = None
@@ -46,23 +49,25 @@ class UciSession:
             self.out.flush()
 
     def handle(self, line):
-        """Handle one command line; returns False when the session should end."""
+        """Handle one command line (COMMANDS says who does what); returns False when the session should end."""
         parts = line.split()
         if not parts:
             return True
-        cmd, args = parts[0], parts[1:]
-        handler = getattr(self, "cmd_" + cmd, None)
-        if handler is None:
+        command = COMMANDS.get(parts[0])
+        if command is None:
             self.send(f"info string unknown command: {line.strip()}")
             return True
-        return handler(args) is not False
+        return command(self, parts[1:]) is not False
 
     # --- commands ------------------------------------------------------------------------------
     def cmd_uci(self, args):
-        self.send(f"id name {ENGINE_NAME} {ENGINE_VERSION}")
+        self.send(f"id name {NAME} {__version__}")
         self.send(f"id author {AUTHOR}")
         self.send(f"option name Hash type spin default {DEFAULT_HASH_MB} min 1 max {MAX_HASH_MB}")
         self.send(f"option name MultiPV type spin default 1 min 1 max {MAX_MULTIPV}")
+        self.send(f"option name Threads type spin default 1 min 1 max {MAX_THREADS}")
+        self.send(f"option name EvalFile type string default {DEFAULT_NET.name}")
+        self.send("option name UCI_ShowWDL type check default false")
         if TUNING:
             for name, default, low, high in PARAMS:
                 self.send(f"option name {name} type spin default {default} min {low} max {high}")
@@ -96,6 +101,15 @@ class UciSession:
             return
         name, _, value = text[5:].partition(" value ")
         name = name.strip()
+        if name.lower() == "evalfile":
+            self.load_net(value.strip())
+            return
+        if name.lower() == "uci_showwdl":
+            if value.strip().lower() not in ("true", "false"):
+                self.send(f"info string error: option UCI_ShowWDL needs true or false, got {value.strip()!r}")
+                return
+            self.show_wdl = value.strip().lower() == "true"
+            return
         try:
             number = int(value.strip())
         except ValueError:
@@ -106,18 +120,30 @@ class UciSession:
             self.hash_mb = min(max(number, 1), MAX_HASH_MB)
         elif lname == "multipv":
             self.multipv = min(max(number, 1), MAX_MULTIPV)
+        elif lname == "threads":
+            self.threads = min(max(number, 1), MAX_THREADS)
         elif TUNING and name in {p[0] for p in PARAMS}:
             self.params[name] = number
         else:
             self.send(f"info string error: unknown option {name!r}")
 
+    def load_net(self, path):
+        """EvalFile: the learned evaluation from another net file, for this process (comparing nets)."""
+        from engine import nnue
+
+        self.wait()
+        try:
+            native.NET = nnue.load(path)
+        except (OSError, nnue.NetError) as e:
+            self.send(f"info string error: EvalFile {path!r}: {e}")
+            return
+        self.send(f"info string EvalFile {path}")
+
     def cmd_position(self, args):
         self.wait()
         try:
             fen, moves = self.parse_position(args)
-            board = Board(fen, capacity=max(512, len(moves) + 64))
-            for text in moves:
-                board.push_uci(text)
+            board = Board.from_moves(fen, moves)
         except (FenError, IllegalMoveError, ValueError) as e:
             self.send(f"info string error: {e}")
             return
@@ -159,8 +185,8 @@ class UciSession:
 
     def search(self, limits):
         try:
-            result = analyse(board=self.board, multipv=self.multipv, hash_mb=self.hash_mb, stop=self.stop,
-                             on_info=self.info, claim_draws=False, params=self.params, **limits)
+            result = analyse(board=self.board, multipv=self.multipv, hash_mb=self.hash_mb, threads=self.threads,
+                             stop=self.stop, on_info=self.info, claim_draws=False, params=self.params, **limits)
         except Exception as e:  # report, and still answer with a move so the GUI is not left waiting
             self.send(f"info string error: search failed: {e!r}")
             legal = self.board.legal_moves()
@@ -174,10 +200,12 @@ class UciSession:
         self.send(f"bestmove {result.best_move}" + (f" ponder {result.ponder}" if result.ponder else ""))
 
     def info(self, r):
+        material = wdl.material(r.fen) if self.show_wdl else 0
         for line in r.lines:
+            shown = " wdl {} {} {}".format(*wdl.wdl(line.score, material)) if self.show_wdl else ""
             self.send(
-                f"info depth {line.depth} seldepth {line.seldepth} multipv {line.multipv} score {line.score.uci()} "
-                f"nodes {r.nodes} nps {r.nps} hashfull {r.hashfull} time {r.time_ms} pv {' '.join(line.pv)}"
+                f"info depth {line.depth} seldepth {line.seldepth} multipv {line.multipv} score {line.score.uci()}"
+                f"{shown} nodes {r.nodes} nps {r.nps} hashfull {r.hashfull} time {r.time_ms} pv {' '.join(line.pv)}"
             )
 
     def wait(self):
@@ -218,6 +246,22 @@ class UciSession:
         chk = b.checkers()
         self.send("Checkers: " + " ".join(square_name(sq) for sq in range(64) if chk >> sq & 1))
         self.send(f"info string backend {native.BACKEND} (tables built in {native.TABLE_BUILD_MS:.1f} ms)")
+
+
+# Every command and the method that answers it: UCI's, then the extras (`go perft N` is go's).
+COMMANDS = {
+    "uci": UciSession.cmd_uci,
+    "isready": UciSession.cmd_isready,
+    "setoption": UciSession.cmd_setoption,
+    "ucinewgame": UciSession.cmd_ucinewgame,
+    "position": UciSession.cmd_position,
+    "go": UciSession.cmd_go,
+    "stop": UciSession.cmd_stop,
+    "ponderhit": UciSession.cmd_ponderhit,
+    "quit": UciSession.cmd_quit,
+    "d": UciSession.cmd_d,
+    "bench": UciSession.cmd_bench,
+}
 
 
 def parse_go(args):
@@ -262,10 +306,6 @@ def divide(board, depth):
     counts = np.zeros(256, np.int64)
     n = native.core.divide(native.TABLES, *board.arrays, max(depth, 1), moves, counts)
     return [(int(moves[i]), int(counts[i])) for i in range(n)]
-
-
-def perft(board, depth):
-    return int(native.core.perft(native.TABLES, *board.arrays, depth))
 
 
 def main(argv=None):

@@ -15,6 +15,9 @@ def _analysis(best=None, side=None, lines=1):
         assert body["best_move"] and body["best_move_san"] and body["pv"][0] == body["best_move"], body
         assert len(body["lines"]) == lines, body
         assert body["engine"]["name"] == "Kibitz" and body["engine"]["backend"] == "aot", body
+        assert sum(body["wdl"].values()) == 1000 and 0 <= body["win_chance"] <= 100, body
+        assert all(sum(line["wdl"].values()) == 1000 for line in body["lines"]), body
+        assert body["cached"] is False, body  # no cache table in these runs
         if best:
             assert body["best_move"] in best, body
         if side:
@@ -22,9 +25,10 @@ def _analysis(best=None, side=None, lines=1):
     return check
 
 
-def _over(reason, result):
+def _over(reason, result, wdl):
     def check(body):
         assert body["game_over"] == reason and body["result"] == result, body
+        assert body["wdl"] == wdl, body
         assert body["best_move"] is None and body["pv"] == [], body
     return check
 
@@ -54,8 +58,9 @@ CASES = {
     "analyze-post.json": (200, JSON, _analysis(side="black")),
     "analyze-post-moves-multipv.json": (200, JSON, _analysis(side="black", lines=3)),
     "analyze-post-depth.json": (200, JSON, _analysis(best={"d1d8"}, side="white")),  # back-rank mate in one
-    "analyze-post-checkmate.json": (200, JSON, _over("checkmate", "0-1")),
-    "analyze-post-repetition.json": (200, JSON, _over("threefold repetition", "1/2-1/2")),
+    "analyze-post-checkmate.json": (200, JSON, _over("checkmate", "0-1", {"win": 0, "draw": 0, "loss": 1000})),
+    "analyze-post-repetition.json": (200, JSON, _over("threefold repetition", "1/2-1/2",
+                                                      {"win": 0, "draw": 1000, "loss": 0})),
     "analyze-post-bad-fen.json": (422, JSON, _error("fen", "side field")),
     "analyze-post-illegal-move.json": (422, JSON, _error("moves", "e7e4")),
     "analyze-post-out-of-range.json": (422, JSON, _error("movetime_ms", "25000")),
@@ -64,6 +69,7 @@ CASES = {
     "analyze-post-missing-fen.json": (422, JSON, _error("fen", "required")),
     "analyze-post-not-json.json": (400, JSON, _error("body", "not valid JSON")),
     "analyze-post-not-object.json": (400, JSON, _error("body", "object")),
+    "analyze-post-not-utf8.json": (400, JSON, _error("body", "UTF-8")),  # bytes: base64, as API Gateway sends them
     "analyze-post-form.json": (415, JSON, _error("body", "application/json")),
     "analyze-post-too-large.json": (413, JSON, _error("body", "limit")),
     "analyze-get.json": (200, JSON, _analysis(side="black")),

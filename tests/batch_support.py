@@ -9,10 +9,10 @@ import uuid
 
 import pytest
 
-from functions.local.apigateway import proxy_event
-from functions.local.aws import LocalAWS
-from functions.local.eventsource import SqsEventSource
-from functions.local.runtime import FunctionRuntime
+from kibitz.apigateway import proxy_event
+from kibitz.aws import LocalAWS
+from kibitz.eventsource import SqsEventSource
+from kibitz.runtime import FunctionRuntime
 
 START = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"
 
@@ -21,7 +21,7 @@ class Stack:
     """One embedded AWS (moto) with the template's resources, and the functions pointed at it."""
 
     def __init__(self, aws, tmp_path):
-        from functions.common.jobs import Store
+        from functions.common.job_store import Store
 
         self.aws = aws
         self.functions = aws.functions()
@@ -108,6 +108,9 @@ def stack(tmp_path, **overrides):
             s = Stack(aws, tmp_path)
             for key, value in s.functions["JobsFunction"].environment.items():
                 mp.setenv(key, value)  # KIBITZ_JOBS_TABLE, KIBITZ_JOBS_QUEUE_URL: the functions read them per call
+            # this stack's analysis cache: a name an earlier stack left in os.environ (moto keeps every table of
+            # the process) would answer from that stack's entries
+            mp.setenv("KIBITZ_CACHE_TABLE", s.functions["BatchFunction"].environment["KIBITZ_CACHE_TABLE"])
             yield s
         finally:
             aws.stop()

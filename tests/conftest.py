@@ -1,4 +1,4 @@
-"""Shared fixtures: the shared data folder and both backends of the compiled core."""
+"""Shared fixtures: the data folder (tests/data, with its SOURCES.md) and both backends of the compiled core."""
 
 import os
 import pathlib
@@ -6,13 +6,13 @@ import pathlib
 import pytest
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
-DATA = pathlib.Path(os.environ.get("KIBITZ_DATA", ROOT.parent / "shared" / "data"))
+DATA = pathlib.Path(os.environ.get("KIBITZ_DATA", ROOT / "tests" / "data"))
 
 
 def data_file(name):
     path = DATA / name
     if not path.exists():
-        raise FileNotFoundError(f"{path} is missing: the tests read ../shared/data (or set KIBITZ_DATA)")
+        raise FileNotFoundError(f"{path} is missing: the tests read tests/data (or $KIBITZ_DATA)")
     return path
 
 

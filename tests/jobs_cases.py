@@ -18,8 +18,8 @@ SEED_TOTAL = 6
 
 
 def seed(store):
-    """Create JOB in a results table (functions.common.jobs.Store), unless it is there."""
-    from functions.common.jobs import JOB_SEQ
+    """Create JOB in a results table (functions.common.job_store.Store), unless it is there."""
+    from functions.common.job_store import JOB_SEQ
     from functions.common.models import SearchLimits
 
     if store.ddb.get_item(TableName=store.table, Key=store._key(JOB, JOB_SEQ)).get("Item") is None:
@@ -41,6 +41,7 @@ def _errors(*fields):
 
 def _job(body):
     assert body["job_id"] == JOB and body["total"] == SEED_TOTAL, body
+    assert body["review"] is False and body["games"] is None, body
     assert body["status"] in ("queued", "running", "done", "done-with-failures"), body
     assert len(body["results"]) <= 2 and body["done"] + body["failed"] <= SEED_TOTAL, body
     assert [r["index"] for r in body["results"]] == sorted(r["index"] for r in body["results"]), body
@@ -58,6 +59,8 @@ API_CASES = {
     "jobs-post.json": (202, _accepted(4)),
     "jobs-post-epd.json": (202, _accepted(4)),
     "jobs-post-pgn.json": (202, _accepted(30)),  # 22 + 1 positions of the Immortal Game, 6 + 1 of the other
+    "jobs-post-review.json": (202, _accepted(15)),  # 14 plies and the start, reviewed
+    "jobs-post-review-positions.json": (422, _error("review", "a review needs games", "pgn")),
     "jobs-post-bad-positions.json": (422, _all(_errors("positions[1]", "positions[2].moves[1]"),
                                                _error("positions[1]", "side field"),
                                                _error("positions[2].moves[1]", "e7e4", "not legal"))),
@@ -70,6 +73,7 @@ API_CASES = {
     "jobs-get.json": (200, _job),
     "jobs-get-unknown.json": (404, _error("job_id", UNKNOWN_JOB)),
     "jobs-get-bad-limit.json": (422, _error("limit", "200")),
+    "jobs-get-pgn.json": (409, _error("job_id", "is not a review", "review: true")),
 }
 
 BATCH_CASES = {

@@ -1,4 +1,4 @@
-"""Readers for the perft suites in ../shared/data."""
+"""Readers for the perft suites in tests/data."""
 
 import random
 

@@ -11,9 +11,9 @@ import sys
 import chess
 import pytest
 
-from functions.local import template
-from functions.local.apigateway import proxy_event
-from functions.local.runtime import FunctionRuntime, LambdaContext
+from kibitz import template
+from kibitz.apigateway import proxy_event
+from kibitz.runtime import FunctionRuntime, LambdaContext
 from tests.api_cases import CASES, check_response, event_files, load_event
 from tests.conftest import ROOT
 
@@ -146,6 +146,9 @@ def test_get_takes_the_same_parameters(runtime):
     ({"fen": STARTPOS, "movetime_ms": 0}, 422, "movetime_ms", "greater than or equal to 1"),
     ({"fen": STARTPOS, "movetime_ms": 25001}, 422, "movetime_ms", "less than or equal to 25000"),
     ({"fen": STARTPOS, "multipv": 6}, 422, "multipv", "less than or equal to 5"),
+    ({"fen": STARTPOS, "threads": 0}, 422, "threads", "greater than or equal to 1"),
+    ({"fen": STARTPOS, "threads": 9}, 422, "threads", "less than or equal to 8"),
+    ({"fen": STARTPOS, "threads": "2"}, 422, "threads", "integer"),
     ({"fen": STARTPOS, "depth": 0}, 422, "depth", "greater than or equal to 1"),
     ({"fen": STARTPOS, "nodes": -5}, 422, "nodes", "greater than or equal to 1"),
     ({"fen": STARTPOS, "depth": True}, 422, "depth", "integer"),
@@ -203,7 +206,7 @@ def test_unexpected_errors_answer_500_with_a_request_id_and_no_internals(runtime
     def broken(*args, **kwargs):
         raise RuntimeError("secret internals: /var/task/app.py line 1")
 
-    monkeypatch.setattr(app_module, "analyse", broken)
+    monkeypatch.setattr("functions.common.analysis_cache.analyse", broken)  # the handler's way to the engine
     status, body, logs = call(runtime, body={"fen": STARTPOS, "movetime_ms": 10})
     assert status == 500
     assert body["request_id"] and "secret" not in json.dumps(body) and "Traceback" not in json.dumps(body)
@@ -220,11 +223,13 @@ def test_budget_is_cut_to_the_lambdas_remaining_time(runtime):
     assert body["budget_ms"] == 1000
 
 
-def test_the_longest_allowed_search_answers_before_api_gateway_gives_up(app_module):
-    assert app_module.MAX_MOVETIME_MS + app_module.DEFAULT_SAFETY_MARGIN_MS < 29_000
+def test_the_longest_allowed_search_answers_before_api_gateway_gives_up():
+    from functions.common.budget import DEFAULT_SAFETY_MARGIN_MS
+    from functions.common.models import MAX_MOVETIME_MS
+
+    assert MAX_MOVETIME_MS + DEFAULT_SAFETY_MARGIN_MS < 29_000
     function = template.load()["AnalyzeFunction"]
-    assert function.timeout_s * 1000 - int(function.environment["KIBITZ_SAFETY_MARGIN_MS"]) > \
-        app_module.MAX_MOVETIME_MS
+    assert function.timeout_s * 1000 - int(function.environment["KIBITZ_SAFETY_MARGIN_MS"]) > MAX_MOVETIME_MS
 
 
 def test_hash_size_comes_from_the_environment(runtime, monkeypatch):
@@ -238,6 +243,14 @@ def test_hash_size_comes_from_the_environment(runtime, monkeypatch):
     assert call(runtime, body={"fen": STARTPOS, "depth": 2, "movetime_ms": 100})[1]["hash_mb"] == 4
     monkeypatch.setenv("AWS_LAMBDA_FUNCTION_MEMORY_SIZE", "512")
     assert call(runtime, body={"fen": STARTPOS, "depth": 2, "movetime_ms": 5000})[1]["hash_mb"] == 32
+
+
+def test_threads_default_to_one_per_vcpu_of_the_memory(runtime, monkeypatch):
+    for memory, threads in ((1024, 1), (1769, 1), (3008, 1), (3538, 2), (10240, 5)):
+        monkeypatch.setenv("AWS_LAMBDA_FUNCTION_MEMORY_SIZE", str(memory))
+        assert call(runtime, body={"fen": STARTPOS, "depth": 3})[1]["threads"] == threads
+    got = call(runtime, body={"fen": STARTPOS, "depth": 3, "threads": 2})[1]
+    assert got["threads"] == 2 and got["best_move"]
 
 
 def test_logs_are_structured_with_the_request_id_and_metrics_are_emf(runtime):
@@ -264,7 +277,7 @@ def test_cors_header_and_openapi(runtime):
     post = spec["paths"]["/analyze"]["post"]
     assert {"200", "400", "413", "415", "422"} <= set(post["responses"])
     schema = spec["components"]["schemas"]["AnalyzeBody"]
-    assert set(schema["properties"]) == {"fen", "moves", "movetime_ms", "depth", "nodes", "multipv"}
+    assert set(schema["properties"]) == {"fen", "moves", "movetime_ms", "depth", "nodes", "multipv", "threads", "cache"}
     assert schema["properties"]["movetime_ms"]["maximum"] == 25000
 
 
@@ -277,9 +290,9 @@ def test_warm_invocations_reuse_the_engine_tables():
     """A fresh process: the import builds the tables once; two invocations build nothing more."""
     code = """
 import contextlib, io, json, sys
-from functions.local import template
-from functions.local.runtime import FunctionRuntime
-from functions.local.apigateway import proxy_event
+from kibitz import template
+from kibitz.runtime import FunctionRuntime
+from kibitz.apigateway import proxy_event
 rt = FunctionRuntime(template.load()["AnalyzeFunction"])
 ev = proxy_event("POST", "/analyze", "", {"Content-Type": "application/json"},
                  json.dumps({"fen": "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1", "movetime_ms": 50}))
@@ -304,9 +317,9 @@ def test_the_docs_cost_nothing_until_asked_for():
     for /swagger, not at init nor for /analyze, good or bad; after it the docs answer as always."""
     code = """
 import contextlib, io, json, sys
-from functions.local import template
-from functions.local.runtime import FunctionRuntime
-from functions.local.apigateway import proxy_event
+from kibitz import template
+from kibitz.runtime import FunctionRuntime
+from kibitz.apigateway import proxy_event
 MODELS = "aws_lambda_powertools.event_handler.openapi.models"
 rt = FunctionRuntime(template.load()["AnalyzeFunction"])
 json_ct = {"Content-Type": "application/json"}
@@ -330,7 +343,8 @@ print(json.dumps({"seen": seen, "statuses": statuses, "docs": [d["statusCode"] f
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout.splitlines()[-1]) == {
         "seen": [False, False, True], "statuses": [200, 422, 200, 404], "docs": [200, 200],
-        "paths": ["/analyze"], "html": ["text/html"]}
+        "paths": ["/analyze", "/jobs", "/jobs/{job_id}", "/jobs/{job_id}/pgn"],  # the jobs routes too: one document
+        "html": ["text/html"]}
 
 
 @pytest.mark.parametrize("function", ["AnalyzeFunction", "JobsFunction"])
@@ -343,3 +357,17 @@ def test_an_event_that_is_no_api_request_answers_400_naming_the_event(function, 
     body = json.loads(response["body"])
     assert response["statusCode"] == 400 and body["errors"][0]["field"] == "event"
     assert "API Gateway REST proxy event" in body["message"] and body["request_id"]
+
+
+def test_the_api_models_load_no_compiled_engine():
+    """The API's models read the engine's bounds (engine.limits, engine.layout), not its compiled core:
+    importing them (say, in a client or a test) loads neither engine.native nor numba."""
+    code = """
+import json, sys
+import functions.common.models, functions.common.job_models, functions.common.http, functions.common.budget
+heavy = ("engine.native", "engine._compiled", "engine.board", "engine.core", "numba", "llvmlite")
+print(json.dumps(sorted(name for name in sys.modules if name.startswith(heavy))))
+"""
+    proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout.splitlines()[-1]) == []

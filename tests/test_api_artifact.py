@@ -16,9 +16,9 @@ import sys
 
 import pytest
 
-from functions.local import artifact
-from functions.local.aws import LocalAWS
-from tests import api_cases, jobs_cases
+from kibitz import artifact
+from kibitz.aws import LocalAWS
+from tests import api_cases, jobs_cases, page_artifact
 
 pytestmark = pytest.mark.slow
 
@@ -94,7 +94,9 @@ def test_no_numba_in_the_artifact_and_it_fits_in_lambda(build_dir):
         assert not shipped & {"numba", "llvmlite", "chess", "moto"}, root
     engine = build_dir / "EngineLayer/python/engine"
     assert not (engine / "core").exists() and not (engine / "build.py").exists()
-    assert not (build_dir / "CommonLayer/python/functions/local").exists()
+    assert not list(build_dir.rglob("kibitz")), "the kibitz command is no part of what ships"
+    assert {p.name for p in (build_dir / "CommonLayer/python/functions").iterdir()} <= {"__init__.py", "__pycache__",
+                                                                                          "common"}
 
     def size(path):
         return sum(p.stat().st_size for p in path.rglob("*") if p.is_file())
@@ -107,7 +109,7 @@ def test_no_numba_in_the_artifact_and_it_fits_in_lambda(build_dir):
 @pytest.fixture(scope="module")
 def local_aws():
     """moto on 127.0.0.1 for the built batch functions, with the results table and the queues, and JOB in it."""
-    from functions.common.jobs import Store
+    from functions.common.job_store import Store
 
     aws = LocalAWS(prefix="artifact").start()
     try:
@@ -140,3 +142,14 @@ def test_the_batch_functions_answer_every_event(build_dir, tmp_path_factory, loc
             jobs_cases.check_api(name, by_name[name]["response"])
         else:
             jobs_cases.check_batch(name, by_name[name]["response"], store)
+
+
+def test_the_page_function_runs_alone(build_dir, tmp_path_factory):
+    """PageFunction has no layer and no requirements: its folder alone answers the page and its assets."""
+    python = artifact.clean_python(tmp_path_factory.mktemp("venv") / "clean")
+    result = page_artifact.run(python, build_dir / "PageFunction")
+    assert result["page"]["statusCode"] == 200 and f"assets/{result['version']}/app/main.js" in result["page"]["body"]
+    assert result["script"]["statusCode"] == 200 and "import" in result["script"]["body"]
+    assert result["uncompiled"] == [] and result["site_packages"] == []
+    assert (build_dir / "PageFunction/static/vendor/cm-chessboard/LICENSE").is_file()
+    assert sum(p.stat().st_size for p in (build_dir / "PageFunction").rglob("*") if p.is_file()) < 2 * 1024 * 1024

@@ -13,7 +13,7 @@ import pytest
 
 from tests.conftest import ROOT
 
-KIBITZ = [sys.executable, "-m", "functions.local.cli"]
+KIBITZ = [sys.executable, "-m", "kibitz.cli"]
 START = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"
 
 
@@ -50,6 +50,8 @@ def test_analyze_prints_a_readable_analysis():
     out = proc.stdout
     assert re.search(r"^Best move \S+ \([a-h][1-8][a-h][1-8]\)", out, re.M), out
     assert "from White's side" in out and re.search(r"^  1\. +\S+  1\. ", out, re.M) and "\n  2. " in out
+    assert re.search(r"^Chances   \d+\.\d% win, \d+\.\d% draw, \d+\.\d% loss for white; White's expected score", out,
+                     re.M), out
     proc = kibitz("analyze", "k7/1Q6/1K6/8/8/8/8/8 b - - 0 1")
     assert proc.returncode == 0 and "Game over: checkmate (1-0)" in proc.stdout
     proc = kibitz("analyze", "not a fen")

@@ -9,7 +9,7 @@ import tomllib
 
 import yaml
 
-from functions.local import template
+from kibitz import template
 from tests.conftest import ROOT
 
 
@@ -50,7 +50,9 @@ def test_function_and_layer_settings():
     assert glob["Runtime"] == "python3.13" and glob["Architectures"] == ["x86_64"]
     assert glob["LoggingConfig"]["LogFormat"] == "JSON"
     fn = doc["Resources"]["AnalyzeFunction"]["Properties"]
-    assert fn["MemorySize"] == 1769 and fn["Timeout"] == 30 and fn["Handler"] == "app.lambda_handler"
+    assert fn["MemorySize"].tag == "Ref" and fn["MemorySize"].value == "AnalyzeMemoryMb"
+    assert doc["Parameters"]["AnalyzeMemoryMb"]["Default"] == 1769  # one full vCPU, one search thread
+    assert fn["Timeout"] == 30 and fn["Handler"] == "app.lambda_handler"
     assert fn["Layers"][0].tag == "Ref" and fn["Layers"][0].value == "EngineLayer"
     layer = doc["Resources"]["EngineLayer"]
     assert layer["Metadata"]["BuildMethod"] == "makefile"
@@ -150,7 +152,6 @@ def test_the_results_table_is_on_demand_with_ttl():
 
 def test_each_function_gets_only_what_it_uses():
     res = raw_template()["Resources"]
-    assert "Policies" not in res["AnalyzeFunction"]["Properties"]  # no table, no queue
 
     def statements(name):
         out = []
@@ -165,18 +166,36 @@ def test_each_function_gets_only_what_it_uses():
                                        "dynamodb:Query", "dynamodb:UpdateItem"]
     assert {"SQSSendMessagePolicy": {"QueueName": "JobsQueue.QueueName"}} == {
         k: {"QueueName": v["QueueName"].value} for p in jobs if "SQSSendMessagePolicy" in p for k, v in p.items()}
-    (batch,) = statements("BatchFunction")  # SQS polling rights come with the SQS event (SAM adds them)
+    batch, batch_cache = statements("BatchFunction")  # SQS polling rights come with the SQS event (SAM adds them)
     assert batch["Resource"].value == "JobsTable.Arn"
     assert sorted(batch["Action"]) == ["dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem"]
-    for action in jobs[0]["Action"] + batch["Action"]:
+    (analyze_cache,) = statements("AnalyzeFunction")  # the analysis cache, nothing else
+    for cache in (batch_cache, analyze_cache):  # read and conditionally write entries: never scan, delete or batch
+        assert cache["Resource"].value == "AnalysisCacheTable.Arn"
+        assert sorted(cache["Action"]) == ["dynamodb:GetItem", "dynamodb:UpdateItem"]
+    assert not any(s["Resource"].value == "AnalysisCacheTable.Arn" for s in jobs if "Resource" in s)
+    for action in jobs[0]["Action"] + batch["Action"] + batch_cache["Action"] + analyze_cache["Action"]:
         assert "*" not in action and not action.startswith(("dynamodb:Scan", "dynamodb:BatchWrite"))
+
+
+def test_the_analysis_cache_table_is_on_demand_with_ttl_and_encryption():
+    res = raw_template()["Resources"]
+    table = res["AnalysisCacheTable"]["Properties"]
+    assert table["BillingMode"] == "PAY_PER_REQUEST" and table["SSESpecification"] == {"SSEEnabled": True}
+    assert table["TimeToLiveSpecification"] == {"AttributeName": "expires_at", "Enabled": True}
+    assert [k["AttributeName"] for k in table["KeySchema"]] == ["position"]
+    for name in ("AnalyzeFunction", "BatchFunction"):
+        env = res[name]["Properties"]["Environment"]["Variables"]
+        assert env["KIBITZ_CACHE_TABLE"].value == "AnalysisCacheTable"
+    assert "KIBITZ_CACHE_TABLE" not in res["JobsFunction"]["Properties"]["Environment"]["Variables"]
+    assert template.tables()["AnalysisCacheTable"].ttl_attribute == "expires_at"
 
 
 def test_the_jobs_routes_and_the_layers_are_declared():
     doc = raw_template()
     events = doc["Resources"]["JobsFunction"]["Properties"]["Events"]
     assert {(e["Properties"]["Method"], e["Properties"]["Path"]) for e in events.values()} == {
-        ("POST", "/jobs"), ("GET", "/jobs/{job_id}")}
+        ("POST", "/jobs"), ("GET", "/jobs/{job_id}"), ("GET", "/jobs/{job_id}/pgn")}
     layer = doc["Resources"]["CommonLayer"]
     assert layer["Metadata"]["BuildMethod"] == "makefile" and layer["Properties"]["ContentUri"] == "layers/common/"
     assert "build-CommonLayer:" in (ROOT / "layers/common/Makefile").read_text()

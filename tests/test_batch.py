@@ -9,10 +9,12 @@ import time
 import chess
 import pytest
 
-from functions.common.jobs import JobRequest, message_attributes, message_body, submit
+from functions.common.job_models import JobRequest
+from functions.common.job_queue import message_attributes, message_body
+from functions.common.job_submit import submit
 from functions.common.models import SearchLimits
 from functions.common.positions import Position
-from functions.local.eventsource import failed_ids, sqs_event
+from kibitz.eventsource import failed_ids, sqs_event
 from tests import jobs_cases
 from tests.batch_support import START, stack, wac
 from tests.conftest import data_file

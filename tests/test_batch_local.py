@@ -18,7 +18,7 @@ import pytest
 from tests.batch_support import wac
 from tests.conftest import ROOT
 
-KIBITZ = [sys.executable, "-m", "functions.local.cli"]
+KIBITZ = [sys.executable, "-m", "kibitz.cli"]
 
 PGN = """[Event "Opera game"]
 [White "Morphy"]

@@ -8,8 +8,7 @@ import json
 import subprocess
 import sys
 
-from engine import bench
-from engine.analysis import analyse
+from engine import analyse, bench
 from tests.conftest import ROOT
 
 

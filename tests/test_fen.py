@@ -3,7 +3,8 @@
 import pytest
 
 from engine.board import Board
-from engine.fen import FenError, parse_epd, parse_fen
+from engine.epd import parse_epd
+from engine.fen import FenError, parse_fen
 from tests.conftest import data_file
 
 # fen_destructive.epd, by line number (1-based). Lines 1-16 are "OK" or "overridable" and 91-106

@@ -6,10 +6,12 @@ import json
 
 import pytest
 
-from functions.common import jobs
-from functions.common.jobs import JobRequest, PositionMessage, submit
-from functions.local import template
-from functions.local.eventsource import sqs_event
+from functions.common.clients import client
+from functions.common.job_models import JobRequest
+from functions.common.job_queue import PositionMessage
+from functions.common.job_submit import submit
+from kibitz import template
+from kibitz.eventsource import sqs_event
 from tests import api_cases, jobs_cases
 from tests.batch_support import START, stack, wac
 
@@ -32,7 +34,7 @@ def test_every_event_in_events_is_covered_once():
 def test_every_route_and_queue_of_the_template_has_events():
     functions = template.load()
     routes = {(r.method, r.path) for name in ("JobsFunction",) for r in functions[name].routes}
-    assert routes == {("POST", "/jobs"), ("GET", "/jobs/{job_id}")}
+    assert routes == {("POST", "/jobs"), ("GET", "/jobs/{job_id}"), ("GET", "/jobs/{job_id}/pgn")}
     covered = {(e["httpMethod"], e["resource"]) for e in map(jobs_cases.load_event, jobs_cases.API_CASES)}
     assert covered == routes
     assert functions["BatchFunction"].sqs_events and all(
@@ -62,13 +64,13 @@ def queued(s, max_messages=1000):
 def test_a_job_is_recorded_and_each_position_queued_once_in_batches_of_ten(s):
     queued(s)  # whatever earlier tests left
     calls = []
-    client = jobs.client("sqs")
-    client.meta.events.register("provide-client-params.sqs.SendMessageBatch",
-                                lambda params, **_: calls.append(len(params["Entries"])))
+    sqs = client("sqs")
+    sqs.meta.events.register("provide-client-params.sqs.SendMessageBatch",
+                             lambda params, **_: calls.append(len(params["Entries"])))
     try:
         status, body = s.post({"positions": wac(23), "movetime_ms": 200, "depth": 3})
     finally:
-        client.meta.events.unregister("provide-client-params.sqs.SendMessageBatch")
+        sqs.meta.events.unregister("provide-client-params.sqs.SendMessageBatch")
     assert status == 202 and body["total"] == body["queued"] == 23, body
     assert calls == [10, 10, 3]
     job = s.store.job(body["job_id"])
@@ -106,7 +108,7 @@ def test_bad_submissions_name_the_position_and_queue_nothing(s, body, status, fi
 
 
 def test_form_bodies_are_refused_with_415(s):
-    from functions.local.apigateway import proxy_event
+    from kibitz.apigateway import proxy_event
 
     response = s.call(proxy_event("POST", "/jobs", headers={"Content-Type": "application/x-www-form-urlencoded"},
                                   body="positions=x"))
@@ -188,3 +190,27 @@ def test_results_come_in_pages_in_index_order(s):
         assert r["fen"] == fen and r["analysis"]["fen"] == fen and r["analysis"]["depth"] == 2 and r["error"] is None
     status, body = s.get(job_id, "page=2")
     assert status == 422 and body["errors"][0]["field"] == "page"
+
+
+def test_results_stored_before_answers_had_wdl_still_read(s):
+    """A result written by the previous version (no wdl, win_chance, cached) answers as if made now."""
+    from functions.common.models import SearchLimits
+
+    job_id = "01d00000-0000-4000-8000-000000000013"
+    s.store.create_job(job_id, 1, SearchLimits(depth=2), "positions")
+    old = {"fen": START, "side_to_move": "white", "game_over": None, "result": None, "best_move": "e2e4",
+           "best_move_san": "e4", "ponder": None, "ponder_san": None, "score": {"cp": 35}, "score_white": {"cp": 35},
+           "depth": 2, "seldepth": 2, "nodes": 40, "nps": 1, "time_ms": 1, "budget_ms": 1000, "hash_mb": 1,
+           "hashfull": 0, "pv": ["e2e4"], "pv_san": ["e4"], "engine": {"name": "Kibitz", "version": "0.1.0",
+                                                                      "backend": "aot"},
+           "lines": [{"multipv": 1, "score": {"cp": 35}, "score_white": {"cp": 35}, "depth": 2, "seldepth": 2,
+                      "pv": ["e2e4"], "pv_san": ["e4"]}]}
+    s.store.ddb.put_item(TableName=s.store.table, Item={
+        **s.store._key(job_id, 0), "status": {"S": "done"}, "id": {"S": "0"}, "fen": {"S": START},
+        "finished_at": {"S": "2026-01-01T00:00:00Z"}, "analysis": {"S": json.dumps(old)}})
+    s.store.count(job_id, 0, "done")
+    status, body = s.get(job_id)
+    assert status == 200, body
+    analysis = body["results"][0]["analysis"]
+    assert analysis["cached"] is False and sum(analysis["wdl"].values()) == 1000 and analysis["win_chance"] > 50
+    assert analysis["lines"][0]["wdl"] == analysis["wdl"]

@@ -7,9 +7,10 @@ import chess
 import chess.pgn
 import pytest
 
-from functions.common.jobs import JobRequest, PositionMessage, message_body, read_message
+from engine.pgn import PgnError, movetext, read_games
+from functions.common.job_models import JobRequest
+from functions.common.job_queue import PositionMessage, message_body, read_message
 from functions.common.models import SearchLimits
-from functions.common.pgn import PgnError, match_san, read_games
 from functions.common.positions import MAX_POSITIONS, Position, read_positions
 from tests.jobs_cases import JOB
 
@@ -91,24 +92,36 @@ def test_random_games_with_comments_and_variations_match_python_chess(seed):
     assert [g.moves for g in ours] == expected
 
 
-def test_san_matching_knows_disambiguation_and_castling():
+def test_san_reading_knows_disambiguation_and_castling():
     from engine.board import Board
+    from engine.moves import to_uci
+    from engine.san import SanError, parse_san
+
+    def read(board, text):
+        return to_uci(parse_san(board, text))
 
     board = Board("4k3/8/8/8/8/8/8/R3K2R w KQ - 0 1")
-    assert board.uci(match_san(board, "O-O")) == "e1g1" and board.uci(match_san(board, "0-0-0+")) == "e1c1"
+    assert read(board, "O-O") == "e1g1" and read(board, "0-0-0+") == "e1c1"
     board = Board("4k3/8/8/8/8/8/4K3/R6R w - - 0 1")
-    assert board.uci(match_san(board, "Rad1")) == "a1d1" and board.uci(match_san(board, "Rhd1")) == "h1d1"
-    with pytest.raises(PgnError, match="ambiguous"):
-        match_san(board, "Rd1")
+    assert read(board, "Rad1") == "a1d1" and read(board, "Rhd1") == "h1d1"
+    with pytest.raises(SanError, match="ambiguous"):
+        parse_san(board, "Rd1")
     board = Board("4k3/8/8/R7/8/8/4K3/R7 w - - 0 1")
-    assert board.uci(match_san(board, "R1a3")) == "a1a3" and board.uci(match_san(board, "R5a3")) == "a5a3"
-    with pytest.raises(PgnError, match="ambiguous"):
-        match_san(board, "Ra3")
+    assert read(board, "R1a3") == "a1a3" and read(board, "R5a3") == "a5a3"
+    with pytest.raises(SanError, match="ambiguous"):
+        parse_san(board, "Ra3")
     board = Board("7k/8/8/8/8/8/8/R6K w - - 0 1")
-    with pytest.raises(PgnError, match="not legal"):
-        match_san(board, "O-O")
-    with pytest.raises(PgnError, match="not a move in SAN"):
-        match_san(board, "Ra1-a8")
+    with pytest.raises(SanError, match="not legal"):
+        parse_san(board, "O-O")
+    with pytest.raises(SanError, match="not a move in SAN"):
+        parse_san(board, "Ra1-a8")
+
+
+def test_movetext_numbers_the_moves_from_the_position():
+    assert movetext("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1", ["e4", "e5", "Nf3"]) == \
+        "1. e4 e5 2. Nf3"
+    assert movetext("r1bqkbnr/pppp1ppp/2n5/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R b KQkq - 3 3", ["Nf6", "d3", "Be7"]) == \
+        "3... Nf6 4. d3 Be7"
 
 
 @pytest.mark.parametrize("text, words", [

@@ -33,9 +33,9 @@ def reference_eval(w1, b1, w2, b2, board_codes, side):
             if p:
                 a += w1[((p >> 3) ^ persp) * 384 + ((p & 7) - 1) * 64 + (sq ^ (56 * persp))]
         acc.append(np.clip(a, 0, nnue.QA))
-    h = np.concatenate(acc) ** 2
-    out = (h * w2.astype(np.int64)).sum() // nnue.QA + b2
-    return int(out * nnue.SCALE // (nnue.QA * nnue.QB))
+    h = np.concatenate(acc) ** 2 >> nnue.SHIFT
+    out = (h * w2.astype(np.int64)).sum() + b2
+    return int(out * nnue.SCALE // nnue.OUT_DIV)
 
 
 def random_positions(count, seed):

@@ -8,9 +8,9 @@ import chess
 import pytest
 
 from engine import analyse
-from engine.analysis import StopSignal
 from engine.board import IllegalMoveError
 from engine.fen import FenError
+from engine.stop_signal import StopSignal
 
 
 def plays_into_mate(fen, pv):

@@ -119,16 +119,16 @@ def test_python_chess_drives_the_engine():
 def test_isready_faults_the_hash_table_in_before_the_first_go():
     import io
 
-    from engine import analysis
+    from engine import tt_pool
     from engine.uci import UciSession
 
-    analysis._tt_spare = None
+    tt_pool._spare = None
     session = UciSession(out=io.StringIO())
     session.handle("setoption name Hash value 2")
     session.handle("isready")
-    table, used = analysis._tt_spare
+    table, used = tt_pool._spare
     assert table.nbytes == 2 * 1024 * 1024 and used == 0
     session.handle("setoption name Hash value 1")  # a smaller table fits in the one there is
     session.handle("isready")
-    assert analysis._tt_spare[0] is table
+    assert tt_pool._spare[0] is table
     assert session.out.getvalue().count("readyok") == 2

@@ -1,4 +1,4 @@
-"""python -m training gen|train|export ... (see training/__init__.py)."""
+"""python -m training gen|train|export|wdl ... (see training/__init__.py)."""
 
 import argparse
 
@@ -11,9 +11,10 @@ def main(argv=None):
     g = sub.add_parser("gen", help="self-play training positions")
     g.add_argument("--out", required=True, help="dataset folder (outside the repository)")
     g.add_argument("--seed", type=int, default=1)
-    g.add_argument("--workers", type=int, default=2)
+    g.add_argument("--workers", type=int, default=2, help="processes (0: in this one)")
     g.add_argument("--nodes", type=int, default=5000, help="search nodes a move")
     g.add_argument("--games", type=int, default=None, help="stop after this many games (default: run until killed)")
+    g.add_argument("--net", default=None, help="search with this net file (default: the engine's own evaluation)")
     t = sub.add_parser("train", help="fit the network to a dataset")
     t.add_argument("--data", action="append", required=True, help="dataset folder (repeat for several)")
     t.add_argument("--out", required=True, help="the float weights, .npz (a checkpoint sits beside it)")
@@ -26,21 +27,30 @@ def main(argv=None):
     t.add_argument("--seed", type=int, default=1)
     t.add_argument("--max-positions", type=int, default=None)
     t.add_argument("--resume", action="store_true", help="continue from the checkpoint beside --out")
+    t.add_argument("--mirror", action="store_true", help="train on each position or its mirror image (a <-> h)")
     e = sub.add_parser("export", help="quantise trained weights into a net file")
     e.add_argument("weights", help="the .npz that train wrote")
     e.add_argument("net", help="the net file to write, e.g. engine/nets/kibitz.nnue")
     e.add_argument("--check", default=None, help="a dataset folder: compare quantised and float evaluations")
+    w = sub.add_parser("wdl", help="fit the win/draw/loss model (engine/wdl.py) to self-play games")
+    w.add_argument("--data", action="append", required=True, help="dataset folder (repeat for several)")
+    w.add_argument("--write", action="store_true", help="rewrite the constants in engine/wdl.py")
+    w.add_argument("--record", action="store_true", help="record the report in docs/benchmarks.md")
     args = ap.parse_args(argv)
     if args.command == "gen":
         from training import gen
 
-        gen.run(args.out, seed=args.seed, workers=args.workers, nodes=args.nodes, games=args.games)
+        gen.run(args.out, seed=args.seed, workers=args.workers, nodes=args.nodes, games=args.games, net=args.net)
     elif args.command == "train":
         from training import train
 
         train.train(args.data, args.out, hidden=args.hidden, epochs=args.epochs, batch=args.batch, lr=args.lr,
                     final_lr=args.final_lr, result_weight=args.result_weight, seed=args.seed, resume=args.resume,
-                    max_positions=args.max_positions)
+                    max_positions=args.max_positions, mirror=args.mirror)
+    elif args.command == "wdl":
+        from training import wdl
+
+        wdl.main(args)
     elif args.command == "export":
         from training import export, records
 

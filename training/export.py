@@ -3,7 +3,7 @@
     python -m training export ~/kibitz-data/net1.npz engine/nets/kibitz.nnue
 
 Accumulator weights and biases are scaled by QA and rounded to int16, output weights by QB, the
-output bias by QA x QB. Prints how far the quantised net's evaluation strays from the float net's on
+output bias by OUT_DIV (engine/nnue.py). Prints how far the quantised net's evaluation strays from the float net's on
 a sample of the training positions (centipawns), and writes the training settings beside the net
 as JSON (`<net>.json`), the provenance that docs/nnue.md summarises.
 """
@@ -20,7 +20,7 @@ def quantise(params):
     w1 = np.round(params["w1"] * nnue.QA).astype(np.int16)
     b1 = np.round(params["b1"] * nnue.QA).astype(np.int16)
     w2 = np.round(params["w2"] * nnue.QB).astype(np.int16)
-    b2 = int(np.round(params["b2"][0] * nnue.QA * nnue.QB))
+    b2 = int(np.round(params["b2"][0] * nnue.OUT_DIV))
     return w1, b1, w2, b2
 
 
@@ -41,8 +41,8 @@ def quantised_eval(w1, b1, w2, b2, own, other, count):
     for i in range(len(count)):
         a = b1.astype(np.int64) + w1[own[i, :count[i]]].astype(np.int64).sum(axis=0)
         c = b1.astype(np.int64) + w1[other[i, :count[i]]].astype(np.int64).sum(axis=0)
-        h = np.concatenate([np.clip(a, 0, nnue.QA), np.clip(c, 0, nnue.QA)]) ** 2
-        out[i] = ((h * w2.astype(np.int64)).sum() // nnue.QA + b2) * nnue.SCALE // (nnue.QA * nnue.QB)
+        h = np.concatenate([np.clip(a, 0, nnue.QA), np.clip(c, 0, nnue.QA)]) ** 2 >> nnue.SHIFT
+        out[i] = ((h * w2.astype(np.int64)).sum() + b2) * nnue.SCALE // nnue.OUT_DIV
     return out
 
 

@@ -1,17 +1,19 @@
 """Self-play training data: Kibitz against itself at a fixed node count per move.
 
-    python -m training gen --out ~/kibitz-data/gen1 --nodes 5000 --seed 1 --workers 2 [--games N]
+    python -m training gen --out ~/kibitz-data/gen1 --nodes 5000 --seed 1 --workers 2 [--games N] [--net NET]
 
 Each game starts from a position of the 2-move book followed by a few random legal plies (1 to 6),
-kept only if a quick search scores it within 400 cp, so the data covers more than the book's lines.
-Then both sides search `--nodes` nodes a move (a fresh transposition table each, as every analysis
-has). Positions are recorded when the side to move is not in check, the search's best move is
-neither a capture nor a promotion (a quiet position: the static evaluation can know its value), and
-the score is not a mate. The game's result is written into each of its positions when it ends.
+kept only if the first search scores it within 400 cp, so the data covers more than the book's lines.
+Then both sides search `--nodes` nodes a move with fresh histories and a table fresh to the move, as
+every analysis has (training/selfplay.py plays the whole game in compiled code). Positions are
+recorded when the side to move is not in check, the search's best move is neither a capture nor a
+promotion (a quiet position: the static evaluation can know its value), and the score is not a mate.
+The game's result is written into each of its positions when it ends.
 
-Games end by the rules (mate, stalemate, fifty moves, threefold, dead material) or by adjudication:
-a side ahead by `WIN_CP` or more for `WIN_PLIES` plies in a row wins, and after `DRAW_FROM_PLY`
-plies a score within `DRAW_CP` for `DRAW_PLIES` plies is a draw; `MAX_PLIES` ends it drawn.
+The evaluation is the engine's default, or with --net a net file (the next round's data from this
+round's net). Games end by the rules (mate, stalemate, fifty moves, threefold, dead material) or by
+adjudication (training/selfplay.py: WIN_CP for WIN_PLIES plies wins, a score within DRAW_CP for
+DRAW_PLIES plies after DRAW_FROM_PLY is a draw, MAX_PLIES ends it drawn).
 
 Every game's moves follow from (seed, game number) alone, and the search is deterministic at a
 fixed node count, so a run is reproducible. Each worker appends to its own file; a run started again
@@ -22,7 +24,9 @@ import json
 import multiprocessing
 import os
 import pathlib
+import queue
 import random
+import signal
 import subprocess
 import sys
 import time
@@ -31,14 +35,9 @@ import numpy as np
 
 from training import records
 
-WIN_CP = 1500
-WIN_PLIES = 6
-DRAW_CP = 8
-DRAW_PLIES = 12
-DRAW_FROM_PLY = 80
-MAX_PLIES = 400
 RANDOM_PLIES = (1, 6)
 OPENING_MAX_CP = 400
+TT_BUCKETS = 1 << 15  # 1 MB: room for a few thousand nodes a move
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 BOOK = ROOT / "tests" / "data" / "openings_noob_2moves.epd"
 
@@ -47,65 +46,54 @@ def shard_path(out, seed, worker, workers):
     return pathlib.Path(out) / f"selfplay-s{seed}-w{worker}of{workers}.bin"
 
 
-def opening(rng, book, nodes):
-    """A book position plus a few random plies, scored within OPENING_MAX_CP by a quick search."""
-    from engine import analyse
-    from engine.board import Board
+class Player:
+    """One worker's compiled self-play: the engine's arrays, made once and reused for every game."""
 
-    while True:
-        board = Board(" ".join(rng.choice(book).split()[:4]) + " 0 1")
-        for _ in range(rng.randint(*RANDOM_PLIES)):
-            legal = board.legal_moves()
-            if not legal:
+    def __init__(self, nodes, net=None):
+        from engine import deepening, native, nnue
+        from engine.layout import ACC_SIZE, CONT_SIZE, MAX_MOVES, N_CTL
+
+        self.nodes = nodes
+        self.T = native.TABLES
+        self.NET = nnue.load(net) if net else native.NET
+        self.template = deepening.scratch({"Nnue": 1} if net else None)
+        self.S = self.template.copy()
+        self.tt = np.zeros(TT_BUCKETS * 4, np.uint64)
+        self.ctl = np.zeros(N_CTL, np.int64)
+        self.acc = np.zeros(ACC_SIZE, np.int16)
+        self.cont = np.zeros(CONT_SIZE, np.int16)
+        self.moves = np.zeros(MAX_MOVES, np.int32)
+        n = 1024
+        self.out_board = np.zeros((n, 64), np.int8)
+        self.out_side = np.zeros(n, np.int32)
+        self.out_score = np.zeros(n, np.int64)
+
+    def game(self, seed, game, book):
+        """(records of the game's quiet positions, plies) for game number `game` of the run `seed`."""
+        from engine.board import Board
+        from training import selfplay
+
+        rng = random.Random(f"{seed}:{game}")
+        while True:
+            board = Board(" ".join(rng.choice(book).split()[:4]) + " 0 1", capacity=1024)
+            kept, result, plies = selfplay.play(
+                self.T, self.NET, *board.arrays, self.tt, self.S, self.template, self.ctl, self.acc, self.cont,
+                self.moves, rng.getrandbits(31), self.nodes, rng.randint(*RANDOM_PLIES), OPENING_MAX_CP,
+                self.out_board, self.out_side, self.out_score)
+            if kept >= 0:
                 break
-            board.push(rng.choice(legal))
-        r = analyse(board=board, nodes=nodes)
-        if r.terminal is None and r.score.cp is not None and abs(r.score.cp) <= OPENING_MAX_CP:
-            return board
+        recs = np.zeros(kept, records.RECORD)
+        occ, pieces = np.zeros(kept, np.uint64), np.zeros((kept, 16), np.uint8)
+        side, score = np.zeros(kept, np.uint8), np.zeros(kept, np.int16)
+        results, games = np.zeros(kept, np.int8), np.zeros(kept, np.uint32)
+        selfplay.pack(self.out_board, self.out_side, self.out_score, kept, result, game, occ, pieces, side, score,
+                      results, games)
+        recs["occ"], recs["pieces"], recs["stm"], recs["score"] = occ, pieces, side, score
+        recs["result"], recs["game"] = results, games
+        return recs, plies
 
 
-def play_game(seed, game, book, nodes):
-    """(records of the game's quiet positions, number of plies) for one self-play game."""
-    from engine import analyse
-    from engine.moves import move_flag
-    from engine.layout import F_CAPTURE, F_PROMO
-
-    rng = random.Random(f"{seed}:{game}")
-    board = opening(rng, book, nodes)
-    kept = []  # (mailbox, side, score)
-    result = None  # White's: 0, 1, 2
-    win_run = draw_run = 0
-    plies = 0
-    while result is None:
-        r = analyse(board=board, nodes=nodes)
-        if r.terminal is not None:
-            result = 1 if r.terminal != "checkmate" else (0 if board.side == 0 else 2)
-            break
-        move = board.parse_uci(r.best_move)
-        white_cp = None
-        if r.score.mate is not None:
-            white_cp = (1 if r.score.mate > 0 else -1) * 100_000 * (1 if board.side == 0 else -1)
-        else:
-            white_cp = r.score.cp if board.side == 0 else -r.score.cp
-            if not board.in_check() and not move_flag(move) & (F_CAPTURE | F_PROMO):
-                kept.append((board.board.copy(), board.side, r.score.cp))
-        win_run = win_run + 1 if abs(white_cp) >= WIN_CP else 0
-        draw_run = draw_run + 1 if abs(white_cp) <= DRAW_CP else 0
-        if win_run >= WIN_PLIES:
-            result = 2 if white_cp > 0 else 0
-        elif plies >= DRAW_FROM_PLY and draw_run >= DRAW_PLIES:
-            result = 1
-        elif plies >= MAX_PLIES:
-            result = 1
-        board.push(move)
-        plies += 1
-    recs = np.zeros(len(kept), records.RECORD)
-    for i, (mailbox, side, score) in enumerate(kept):
-        recs[i] = records.pack(mailbox, side, score, result, game)
-    return recs, plies
-
-
-def worker(out, seed, index, workers, nodes, games, progress):
+def worker(out, seed, index, workers, nodes, games, net, progress):
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     book = [line for line in BOOK.read_text().splitlines() if line.strip()]
     path = shard_path(out, seed, index, workers)
@@ -114,10 +102,11 @@ def worker(out, seed, index, workers, nodes, games, progress):
     with open(path, "ab") as f:
         f.truncate(len(done) * records.RECORD.itemsize)
     k = (int(done["game"][-1]) - index) // workers + 1 if len(done) else 0
+    player = Player(nodes, net)
     with open(path, "ab") as f:
         while games is None or index + workers * k < games:
             game = index + workers * k
-            recs, plies = play_game(seed, game, book, nodes)
+            recs, plies = player.game(seed, game, book)
             f.write(recs.tobytes())
             f.flush()
             progress.put((len(recs), plies))
@@ -132,36 +121,57 @@ def commit():
         return "unknown"
 
 
-def run(out, seed=1, workers=2, nodes=5000, games=None):
+def run(out, seed=1, workers=2, nodes=5000, games=None, net=None):
     out = pathlib.Path(out).expanduser()
     out.mkdir(parents=True, exist_ok=True)
     from engine.bench import SIGNATURE
+    from training import selfplay
 
     meta_path = out / f"meta-s{seed}.json"
     meta = {"command": " ".join(["python -m training gen"] + sys.argv[2:]), "seed": seed, "workers": workers,
-            "nodes": nodes, "commit": commit(), "bench": SIGNATURE, "book": BOOK.name,
+            "nodes": nodes, "commit": commit(), "bench": SIGNATURE, "book": BOOK.name, "net": net,
             "random_plies": RANDOM_PLIES, "opening_max_cp": OPENING_MAX_CP,
-            "adjudication": {"win_cp": WIN_CP, "win_plies": WIN_PLIES, "draw_cp": DRAW_CP,
-                             "draw_plies": DRAW_PLIES, "draw_from_ply": DRAW_FROM_PLY, "max_plies": MAX_PLIES}}
+            "adjudication": {"win_cp": selfplay.WIN_CP, "win_plies": selfplay.WIN_PLIES,
+                             "draw_cp": selfplay.DRAW_CP, "draw_plies": selfplay.DRAW_PLIES,
+                             "draw_from_ply": selfplay.DRAW_FROM_PLY, "max_plies": selfplay.MAX_PLIES}}
     runs = json.loads(meta_path.read_text())["runs"] if meta_path.exists() else []
     meta["started"] = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
     meta_path.write_text(json.dumps({"runs": runs + [meta]}, indent=2) + "\n")
 
-    before = sum(len(records.read(shard_path(out, seed, w, workers))) for w in range(workers)
-                 if shard_path(out, seed, w, workers).exists())
+    shards = max(workers, 1)  # in-process (workers=0): one file, as one worker would write
+    before = sum(len(records.read(shard_path(out, seed, w, shards))) for w in range(shards)
+                 if shard_path(out, seed, w, shards).exists())
+    t0 = time.monotonic()
+    positions = n_games = plies = 0
+    if workers == 0:  # in this process: no start-up of its own (the tests, a compiled search already here)
+        progress = queue.SimpleQueue()
+        worker(str(out), seed, 0, 1, nodes, games, net, progress)
+        for item in iter(progress.get, None):
+            positions, n_games = positions + item[0], n_games + 1
+        print(f"gen: done, {positions} positions from {n_games} games in {time.monotonic() - t0:.0f} s", flush=True)
+        return
+
+    def stop(signum, frame):
+        raise KeyboardInterrupt  # SIGTERM stops the workers as Ctrl-C does (they are daemons of this process)
+
+    previous = signal.signal(signal.SIGTERM, stop)
     ctx = multiprocessing.get_context("spawn")
     progress = ctx.Queue()
-    procs = [ctx.Process(target=worker, args=(str(out), seed, w, workers, nodes, games, progress), daemon=True)
+    procs = [ctx.Process(target=worker, args=(str(out), seed, w, workers, nodes, games, net, progress), daemon=True)
              for w in range(workers)]
     for p in procs:
         p.start()
-    t0 = time.monotonic()
     last = t0
-    positions = n_games = plies = 0
     running = workers
     try:
         while running:
-            item = progress.get()
+            try:
+                item = progress.get(timeout=5)
+            except queue.Empty:
+                dead = [i for i, p in enumerate(procs) if p.exitcode not in (None, 0)]
+                if dead:
+                    raise RuntimeError(f"gen: worker {dead[0]} died (exit code {procs[dead[0]].exitcode})") from None
+                continue
             if item is None:
                 running -= 1
                 continue
@@ -179,4 +189,5 @@ def run(out, seed=1, workers=2, nodes=5000, games=None):
     finally:
         for p in procs:
             p.terminate()
+        signal.signal(signal.SIGTERM, previous)
     print(f"gen: done, {positions} positions from {n_games} games in {time.monotonic() - t0:.0f} s", flush=True)

@@ -33,6 +33,15 @@ from training import features, records
 
 CLIP = 1.98
 VALIDATION_EVERY = 50  # one game in 50 is held back
+# A feature with its square's file mirrored (a <-> h): the same piece and side, the board seen in a mirror.
+MIRROR = np.array([(f & ~7) | (7 - (f & 7)) for f in range(features.N_FEATURES)], np.int16)
+
+
+def held_back(recs):
+    """One game in VALIDATION_EVERY, chosen by a hash of the game's number (each worker numbers its games
+    in its own residue class, so a plain modulus could leave a worker's games all in or all out)."""
+    h = (recs["game"].astype(np.uint64) * np.uint64(0x9E3779B97F4A7C15)) >> np.uint64(58)
+    return (h % np.uint64(VALIDATION_EVERY)) == 0
 
 
 @njit(inline="always")
@@ -41,13 +50,16 @@ def _sigmoid(x):
 
 
 @njit(inline="always")
-def _forward(i, own, other, count, w1, b1, w2, b2, a, c):
+def _forward(i, own, other, count, w1, b1, w2, b2, a, c, mirror, flip):
     hidden = b1.shape[0]
     a[:] = b1
     c[:] = b1
     for k in range(count[i]):
         fa = own[i, k]
         fc = other[i, k]
+        if flip:
+            fa = mirror[fa]
+            fc = mirror[fc]
         for h in range(hidden):
             a[h] += w1[fa, h]
             c[h] += w1[fc, h]
@@ -60,8 +72,9 @@ def _forward(i, own, other, count, w1, b1, w2, b2, a, c):
 
 
 @njit(parallel=True, fastmath=True, cache=True)
-def _gradients(batch, own, other, count, target, w1, b1, w2, b2, g1, gb1, g2, gb2, scratch, scale):
-    """Sum of squared errors over the batch; per-thread gradient sums in g1, gb1, g2, gb2."""
+def _gradients(batch, flips, own, other, count, target, w1, b1, w2, b2, g1, gb1, g2, gb2, scratch, scale, mirror):
+    """Sum of squared errors over the batch; per-thread gradient sums in g1, gb1, g2, gb2. flips[j]: train on
+    the j-th position's mirror image (files a <-> h) instead."""
     threads = g1.shape[0]
     hidden = b1.shape[0]
     n = len(batch)
@@ -81,7 +94,8 @@ def _gradients(batch, own, other, count, target, w1, b1, w2, b2, g1, gb1, g2, gb
         loss = 0.0
         for j in range(t * n // threads, (t + 1) * n // threads):
             i = batch[j]
-            out = _forward(i, own, other, count, w1, b1, w2, b2, a, c)
+            flip = flips[j]
+            out = _forward(i, own, other, count, w1, b1, w2, b2, a, c, mirror, flip)
             p = _sigmoid(out * scale)
             e = p - target[i]
             loss += e * e
@@ -98,6 +112,9 @@ def _gradients(batch, own, other, count, target, w1, b1, w2, b2, g1, gb1, g2, gb
             for k in range(count[i]):
                 fa = own[i, k]
                 fc = other[i, k]
+                if flip:
+                    fa = mirror[fa]
+                    fc = mirror[fc]
                 for h in range(hidden):
                     G1[fa, h] += da[h]
                     G1[fc, h] += dc[h]
@@ -106,7 +123,7 @@ def _gradients(batch, own, other, count, target, w1, b1, w2, b2, g1, gb1, g2, gb
 
 
 @njit(parallel=True, fastmath=True, cache=True)
-def _loss(rows, own, other, count, target, w1, b1, w2, b2, scratch, scale):
+def _loss(rows, own, other, count, target, w1, b1, w2, b2, scratch, scale, mirror):
     threads = scratch.shape[0]
     n = len(rows)
     losses = np.zeros(threads)
@@ -114,7 +131,8 @@ def _loss(rows, own, other, count, target, w1, b1, w2, b2, scratch, scale):
         loss = 0.0
         for j in range(t * n // threads, (t + 1) * n // threads):
             i = rows[j]
-            p = _sigmoid(_forward(i, own, other, count, w1, b1, w2, b2, scratch[t, 0], scratch[t, 1]) * scale)
+            p = _sigmoid(_forward(i, own, other, count, w1, b1, w2, b2, scratch[t, 0], scratch[t, 1], mirror, False)
+                         * scale)
             loss += (p - target[i]) ** 2
         losses[t] = loss
     return losses.sum() / max(n, 1)
@@ -175,13 +193,13 @@ def init_weights(hidden, seed):
 
 
 def train(data, out, hidden=256, epochs=30, batch=16384, lr=1e-3, final_lr=1e-5, result_weight=0.3, seed=1,
-          resume=False, max_positions=None, log=print):
+          resume=False, max_positions=None, mirror=False, log=print):
     out = pathlib.Path(out).expanduser()
     t_load = time.perf_counter()
     recs = load_dataset([pathlib.Path(d).expanduser() for d in data])
     if max_positions:
         recs = recs[:max_positions]
-    held = (recs["game"] % VALIDATION_EVERY) == VALIDATION_EVERY - 1
+    held = held_back(recs)
     own, other, count = features.extract(recs)
     result = np.where(recs["stm"] == 0, recs["result"] / 2, 1 - recs["result"] / 2)
     k = fit_k(recs["score"][~held], result[~held])
@@ -220,8 +238,9 @@ def train(data, out, hidden=256, epochs=30, batch=16384, lr=1e-3, final_lr=1e-5,
         loss_sum = 0.0
         for b in range(batches):
             rows = order[b * batch:(b + 1) * batch]
-            loss_sum += _gradients(rows, own, other, count, target, params["w1"], params["b1"], params["w2"],
-                                   params["b2"], g1, gb1, g2, gb2, scratch, scale)
+            flips = rng.random(len(rows)) < 0.5 if mirror else np.zeros(len(rows), np.bool_)
+            loss_sum += _gradients(rows, flips, own, other, count, target, params["w1"], params["b1"], params["w2"],
+                                   params["b2"], g1, gb1, g2, gb2, scratch, scale, MIRROR)
             step += 1
             rate = final_lr + 0.5 * (lr - final_lr) * (1 + math.cos(math.pi * min(step / total, 1.0)))
             n = len(rows)
@@ -232,7 +251,7 @@ def train(data, out, hidden=256, epochs=30, batch=16384, lr=1e-3, final_lr=1e-5,
                       CLIP)
         seconds = time.perf_counter() - t0
         val = _loss(val_rows, own, other, count, target, params["w1"], params["b1"], params["w2"], params["b2"],
-                    scratch, scale)
+                    scratch, scale, MIRROR)
         row = {"epoch": epoch + 1, "train_loss": loss_sum / (batches * batch), "val_loss": float(val),
                "lr": rate, "seconds": round(seconds, 1), "positions_per_s": round(batches * batch / seconds)}
         history.append(row)
@@ -244,6 +263,7 @@ def train(data, out, hidden=256, epochs=30, batch=16384, lr=1e-3, final_lr=1e-5,
     settings = {"data": [str(d) for d in data], "positions": int(len(recs)), "training": int(len(train_rows)),
                 "held_back": int(len(val_rows)), "games": int(len(np.unique(recs["game"]))), "hidden": hidden,
                 "epochs": epochs, "batch": batch, "lr": lr, "final_lr": final_lr, "result_weight": result_weight,
+                "mirror": mirror,
                 "seed": seed, "k": k, "scale": SCALE, "clip": CLIP, "threads": threads, "history": history}
     np.savez(out, **params, settings=json.dumps(settings))
     log(f"train: wrote {out}")

@@ -3,8 +3,8 @@
 Tapered: every term has a middlegame and an endgame value, blended by the game phase (24 with all
 minor and major pieces on the board, 0 with none). The base is PeSTO's piece-square tables (Ronald
 Friederich's Texel-tuned values, published on the chessprogramming wiki), material folded in; on top
-come bishop pair, pawn structure, mobility, king safety and rooks on open files, each weighted by a
-parameter in S (engine/params.py) so that matches can measure it.
+come bishop pair, pawn structure, mobility and king safety, each weighted by a parameter in S
+(engine/params.py) so that matches can measure it.
 """
 
 import numpy as np
@@ -226,7 +226,7 @@ def _pawn_structure(S, own, opp, color):
 
 @njit(inline="always")
 def _pieces(T, bb, S, color):
-    """(mg, eg) for one side's pieces: mobility, king attack, rooks on open files, bishop pair, shield."""
+    """(mg, eg) for one side's pieces: mobility, king attack, bishop pair, pawn shield."""
     own = bb[BB_COLOR + color]
     opp = bb[BB_COLOR + (color ^ 1)]
     occ = bb[BB_ALL]

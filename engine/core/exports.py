@@ -72,11 +72,11 @@ def divide(T, bb, board, st, keys, undo, depth, out_moves, out_counts):
 
 
 
-@export(f"i8({TABLES}, {POS}, u8[::1], i4[::1], i8[::1], i2[::1], i2[::1])", cache=False)  # calls recursive code
-def search_depth(T, bb, board, st, keys, undo, tt, S, ctl, NET, ACC):
+@export(f"i8({TABLES}, {POS}, u8[::1], i4[::1], i8[::1], i2[::1], i2[::1], i2[::1])", cache=False)  # recursive code
+def search_depth(T, bb, board, st, keys, undo, tt, S, ctl, NET, ACC, H):
     """One iteration of iterative deepening (all multipv lines), with the GIL released."""
     ts = release_gil()
-    lines = search.iterate(T, bb, board, st, keys, undo, tt, S, ctl, NET, ACC)
+    lines = search.iterate(T, bb, board, st, keys, undo, tt, S, ctl, NET, ACC, H)
     acquire_gil(ts)
     return lines
 

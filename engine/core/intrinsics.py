@@ -38,19 +38,6 @@ def lsb(typingctx, x):
 
 
 @intrinsic
-def msb(typingctx, x):
-    """Index of the highest set bit of a non-zero uint64."""
-    sig = types.int64(types.uint64)
-
-    def codegen(context, builder, signature, args):
-        fn = builder.module.declare_intrinsic("llvm.ctlz", [_I64, ir.IntType(1)])
-        lz = builder.call(fn, [args[0], ir.Constant(ir.IntType(1), 1)])
-        return builder.sub(ir.Constant(_I64, 63), lz)
-
-    return sig, codegen
-
-
-@intrinsic
 def monotonic_ns(typingctx):
     """CLOCK_MONOTONIC in nanoseconds via libc's clock_gettime (~25-45 ns a call, no GIL needed)."""
     sig = types.int64()

@@ -34,6 +34,7 @@ from engine.core.bitboard import (
     pawn_attacks_set,
 )
 from engine.core.intrinsics import lsb, popcount
+from engine.core.position import move_flag, move_from, move_to
 from engine.core.signatures import kernel
 from engine.layout import (
     BB_ALL,
@@ -101,11 +102,6 @@ def checkers_of(T, bb, st):
 
 
 @njit(inline="always")
-def in_check(T, bb, st):
-    return checkers_of(T, bb, st) != ZERO
-
-
-@njit(inline="always")
 def line_blockers(T, bb, ksq, sliders, pieces):
     """Pieces among `pieces` that stand alone between the king on ksq and a slider of `sliders` on a
     line it attacks along: pinned pieces (the enemy's sliders, our pieces) or discovered-check
@@ -159,11 +155,6 @@ def _emit_promos(moves, n, targets, delta, capture, queen_only):
                 moves[n] = frm | (to << 6) | ((F_PROMO | cap | k) << 12)
                 n += 1
     return n
-
-
-@njit(inline="always")
-def _shift_up(b, color):
-    return (b << S8) if color == WHITE else (b >> S8)
 
 
 @kernel
@@ -330,9 +321,9 @@ def gives_check(T, bb, board, st, m):
     own = bb[BB_COLOR + us]
     ksq = lsb(bb[KING] & bb[BB_COLOR + (us ^ 1)])
     kbit = ONE << U64(ksq)
-    frm = m & 63
-    to = (m >> 6) & 63
-    flag = (m >> 12) & 15
+    frm = move_from(m)
+    to = move_to(m)
+    flag = move_flag(m)
     fbit = ONE << U64(frm)
     tbit = ONE << U64(to)
     piece = board[frm] & 7
@@ -381,8 +372,8 @@ def check_squares(T, bb, st):
 def quiet_gives_check(T, board, info, m):
     """gives_check() for a quiet, non-castling move, from check_squares()."""
     cp, cn, cb, cr, blockers, ksq = info
-    frm = m & 63
-    to = (m >> 6) & 63
+    frm = move_from(m)
+    to = move_to(m)
     tbit = ONE << U64(to)
     pt = board[frm] & 7
     if pt == PAWN:

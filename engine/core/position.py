@@ -75,11 +75,6 @@ def move_flag(m):
 
 
 @njit(inline="always")
-def encode(frm, to, flag):
-    return frm | (to << 6) | (flag << 12)
-
-
-@njit(inline="always")
 def toggle(bb, p, sq):
     """Put p on an empty sq or lift it off; board[] is the caller's job."""
     b = ONE << U64(sq)
@@ -103,9 +98,9 @@ def castle_rook_squares(to):
 @kernel
 def make_move(T, bb, board, st, keys, undo, m):
     us = st[ST_SIDE]
-    frm = m & 63
-    to = (m >> 6) & 63
-    flag = (m >> 12) & 15
+    frm = move_from(m)
+    to = move_to(m)
+    flag = move_flag(m)
     p = np.int64(board[frm])
     n = st[ST_PLY]
     undo[n, U_MOVE] = m
@@ -187,9 +182,9 @@ def unmake_move(T, bb, board, st, keys, undo, m):
     st[ST_CASTLE] = undo[n, U_CASTLE]
     st[ST_EP] = undo[n, U_EP]
     st[ST_HALFMOVE] = undo[n, U_HALFMOVE]
-    frm = m & 63
-    to = (m >> 6) & 63
-    flag = (m >> 12) & 15
+    frm = move_from(m)
+    to = move_to(m)
+    flag = move_flag(m)
 
     placed = np.int64(board[to])
     toggle(bb, placed, to)

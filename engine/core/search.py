@@ -1,7 +1,10 @@
 """Alpha-beta search: negamax with PVS, quiescence, transposition table, pruning and reductions.
 
 One call to iterate() searches one depth of iterative deepening (every multipv line, each inside an
-aspiration window); engine/analysis.py drives the iterations, reads the lines and reports them.
+aspiration window); engine/deepening.py drives the iterations, engine/readout.py reads the lines.
+
+The pruning margins are parameters (engine/params.py, read from S[S_PARAMS + P_...]), so that
+benchmarks/ab.py can tune them without a rebuild.
 
 The deadline, node limit and stop flag (ctl[C_DEADLINE], ctl[C_NODE_LIMIT], ctl[C_STOP]) are checked
 inside the tree; once one trips, ctl[C_ABORTED] is set, every frame returns at once, and the caller
@@ -16,9 +19,9 @@ from numba import njit
 from engine.core import nnue
 from engine.core.bitboard import U64
 from engine.core.evaluation import evaluate
-from engine.core.intrinsics import monotonic_ns, popcount
+from engine.core.intrinsics import lsb, monotonic_ns, popcount
 from engine.core.movegen import check_squares, checkers_of, generate, gives_check, quiet_gives_check
-from engine.core.position import make_move, make_null, unmake_move, unmake_null
+from engine.core.position import make_move, make_null, move_flag, move_from, move_to, unmake_move, unmake_null
 from engine.core.see import SEE_VALUE, see_ge
 from engine.core.signatures import POS, TABLES, recursive
 from engine.core.transposition import (
@@ -29,6 +32,7 @@ from engine.core.transposition import (
     data_depth,
     data_eval,
     data_move,
+    data_pv,
     data_score,
     prefetch_bucket,
     probe,
@@ -52,6 +56,9 @@ from engine.layout import (
     C_TT_EPOCH,
     C_TT_MASK,
     C_TT_SALT,
+    CONT_MOVES,
+    CORRECTION_ENTRIES,
+    CORRECTION_GRAIN,
     DRAW,
     F_CAPTURE,
     F_EP_CAPTURE,
@@ -71,6 +78,9 @@ from engine.layout import (
     PLY_ROWS,
     QUEEN,
     ROOK,
+    S_CAPTURE_HISTORY,
+    S_CONT_INDEX,
+    S_CORRECTION,
     S_COUNTER,
     S_EVAL,
     S_EXCLUDED,
@@ -87,25 +97,46 @@ from engine.layout import (
     S_PV_LEN,
     S_ROOT_SCORE,
     S_SCORES,
+    S_SINGULAR,
     ST_HALFMOVE,
     ST_PLY,
     ST_SIDE,
+    T_ZOBRIST_PSQ,
     U_MOVE,
 )
 from engine.params import (
     P_ASPIRATION,
+    P_CAPTURE_HISTORY,
+    P_CONT_HISTORY,
+    P_CORRECTION,
+    P_DELTA_MARGIN,
     P_FUTILITY,
+    P_FUTILITY_BASE,
+    P_FUTILITY_PER_PLY,
+    P_HISTORY_PRUNE_MARGIN,
+    P_HISTORY_PRUNING,
     P_LMP,
     P_LMR,
     P_LMR_CHECKS,
     P_LMR_HISTORY,
     P_LMR_HISTORY_MAX,
+    P_LMR_TT_PV,
     P_NNUE,
     P_NULL_MOVE,
+    P_PROBCUT,
+    P_PROBCUT_MARGIN,
     P_QSEARCH_CHECKS,
     P_QSEARCH_TT,
+    P_RAZOR_BASE,
+    P_RAZOR_PER_PLY,
     P_RFP,
+    P_RFP_MARGIN,
+    P_SEE_CAPTURE_MARGIN,
     P_SEE_PRUNING,
+    P_SEE_QUIET_MARGIN,
+    P_SINGULAR,
+    P_SINGULAR_DEPTH,
+    P_SINGULAR_MARGIN,
 )
 
 # Late-move pruning: quiet moves searched before the rest are skipped, by [improving][depth].
@@ -119,8 +150,10 @@ ORDER_KILLER_2 = 10_000_001
 ORDER_COUNTER = 10_000_000
 ORDER_BAD_CAPTURE = -20_000_000
 HISTORY_MAX = 16384
+CORRECTION_LIMIT = 64 * CORRECTION_GRAIN  # a correction of at most 64 cp
 
-SEARCH_ARGS = f"{TABLES}, {POS}, u8[::1], i4[::1], i8[::1], i2[::1], i2[::1]"  # T, position, tt, S, ctl, NET, ACC
+# T, position, tt, S, ctl, NET (the net), ACC (its accumulators), H (continuation history)
+SEARCH_ARGS = f"{TABLES}, {POS}, u8[::1], i4[::1], i8[::1], i2[::1], i2[::1], i2[::1]"
 
 
 @njit(inline="always")
@@ -217,9 +250,9 @@ def _pick(S, mb, sb, i, n):
 @njit(inline="always")
 def _capture_order(T, bb, board, m):
     """MVV-LVA for a capture or promotion, and whether it holds its ground (SEE >= 0)."""
-    frm = m & 63
-    to = (m >> 6) & 63
-    flag = (m >> 12) & 15
+    frm = move_from(m)
+    to = move_to(m)
+    flag = move_flag(m)
     attacker = board[frm] & 7
     victim = PAWN if flag == F_EP_CAPTURE else (board[to] & 7 if flag & F_CAPTURE else 0)
     mvv = SEE_VALUE[victim] * 8 - attacker
@@ -232,15 +265,47 @@ def _capture_order(T, bb, board, m):
 
 
 @njit(inline="always")
-def _score_moves(T, bb, board, S, mb, sb, n, tt_move, ply, counter):
+def _cont_index(board, m):
+    """A move as continuation history indexes it: (piece type and colour, 0..11) * 64 + destination."""
+    p = board[move_from(m)]
+    return ((p & 7) - 1 + 6 * (p >> 3)) * 64 + move_to(m)
+
+
+@njit(inline="always")
+def _capture_index(board, m):
+    """Capture history's slot of a capture or promotion: [moving piece][destination][captured type]."""
+    to = move_to(m)
+    flag = move_flag(m)
+    victim = PAWN if flag == F_EP_CAPTURE else (board[to] & 7 if flag & F_CAPTURE else 0)
+    return S_CAPTURE_HISTORY + (board[move_from(m)] * 64 + to) * 8 + victim
+
+
+@njit(inline="always")
+def _quiet_score(S, H, board, m, c1, c2):
+    """A quiet move's history: from-piece and destination, plus the continuations of the last two moves."""
+    v = S[S_HISTORY + board[move_from(m)] * 64 + move_to(m)]
+    if c1 >= 0 or c2 >= 0:
+        ci = _cont_index(board, m)
+        if c1 >= 0:
+            v += H[c1 * CONT_MOVES + ci]
+        if c2 >= 0:
+            v += H[c2 * CONT_MOVES + ci]
+    return v
+
+
+@njit(inline="always")
+def _score_moves(T, bb, board, S, H, mb, sb, n, tt_move, ply, counter, c1, c2):
     k1 = S[S_KILLERS + 2 * ply]
     k2 = S[S_KILLERS + 2 * ply + 1]
+    capture_history = S[S_PARAMS + P_CAPTURE_HISTORY] != 0
     for i in range(n):
         m = S[mb + i]
         if m == tt_move:
             S[sb + i] = ORDER_TT
-        elif (m >> 12) & (F_CAPTURE | F_PROMO):
+        elif move_flag(m) & (F_CAPTURE | F_PROMO):
             mvv, good = _capture_order(T, bb, board, m)
+            if capture_history:
+                mvv += S[_capture_index(board, m)] // 16
             S[sb + i] = (ORDER_GOOD_CAPTURE if good else ORDER_BAD_CAPTURE) + mvv
         elif m == k1:
             S[sb + i] = ORDER_KILLER_1
@@ -249,12 +314,21 @@ def _score_moves(T, bb, board, S, mb, sb, n, tt_move, ply, counter):
         elif m == counter:
             S[sb + i] = ORDER_COUNTER
         else:
-            S[sb + i] = S[S_HISTORY + board[m & 63] * 64 + ((m >> 6) & 63)]
+            S[sb + i] = _quiet_score(S, H, board, m, c1, c2)
 
 
 @njit(inline="always")
-def _reward_quiet(S, board, ply, depth, m, mb, tried, cidx):
-    """A quiet move caused a cut: remember it as killer and counter, and update history."""
+def _cont_update(H, c, ci, bonus):
+    if c >= 0:
+        i = c * CONT_MOVES + ci
+        v = np.int64(H[i])
+        H[i] = v + bonus - v * abs(bonus) // HISTORY_MAX
+
+
+@njit(inline="always")
+def _reward_quiet(S, H, board, ply, depth, m, mb, tried, cidx, c1, c2):
+    """A quiet move caused a cut: remember it as killer and counter, and update the histories (the quiet
+    moves tried before it lose what it gains)."""
     k = S_KILLERS + 2 * ply
     if S[k] != m:
         S[k + 1] = S[k]
@@ -262,15 +336,67 @@ def _reward_quiet(S, board, ply, depth, m, mb, tried, cidx):
     if cidx >= 0:
         S[cidx] = m
     bonus = min(8 * depth * depth, 1600)
-    _history_update(S, S_HISTORY + board[m & 63] * 64 + ((m >> 6) & 63), bonus)
+    _history_update(S, S_HISTORY + board[move_from(m)] * 64 + move_to(m), bonus)
+    ci = _cont_index(board, m)
+    _cont_update(H, c1, ci, bonus)
+    _cont_update(H, c2, ci, bonus)
     for j in range(tried):
         q = S[mb + j]
-        if not ((q >> 12) & (F_CAPTURE | F_PROMO)):
-            _history_update(S, S_HISTORY + board[q & 63] * 64 + ((q >> 6) & 63), -bonus)
+        if not (move_flag(q) & (F_CAPTURE | F_PROMO)):
+            _history_update(S, S_HISTORY + board[move_from(q)] * 64 + move_to(q), -bonus)
+            qi = _cont_index(board, q)
+            _cont_update(H, c1, qi, -bonus)
+            _cont_update(H, c2, qi, -bonus)
+
+
+@njit(inline="always")
+def _reward_capture(S, board, depth, m, mb, tried):
+    """A capture caused a cut: it gains capture history, the captures tried before it lose."""
+    bonus = min(8 * depth * depth, 1600)
+    _history_update(S, _capture_index(board, m), bonus)
+    for j in range(tried):
+        q = S[mb + j]
+        if move_flag(q) & (F_CAPTURE | F_PROMO):
+            _history_update(S, _capture_index(board, q), -bonus)
+
+
+@njit(inline="always")
+def _pawn_key(T, bb, board):
+    """Zobrist key of the pawns alone: the correction history's index."""
+    key = U64(0)
+    pawns = bb[PAWN]
+    while pawns:
+        sq = lsb(pawns)
+        pawns &= pawns - U64(1)
+        key ^= T[T_ZOBRIST_PSQ + board[sq] * 64 + sq]
+    return key
+
+
+@njit(inline="always")
+def _correction_slot(T, bb, board, st):
+    slot = np.int64(_pawn_key(T, bb, board) & U64(CORRECTION_ENTRIES - 1))
+    return S_CORRECTION + st[ST_SIDE] * CORRECTION_ENTRIES + slot
+
+
+@njit(inline="always")
+def _corrected(T, bb, board, st, S, raw):
+    """The static eval plus what searches from this pawn structure found it off by (Correction=1)."""
+    if S[S_PARAMS + P_CORRECTION] == 0 or abs(raw) >= MATE_BOUND:
+        return raw
+    return raw + S[_correction_slot(T, bb, board, st)] // CORRECTION_GRAIN
+
+
+@njit(inline="always")
+def _update_correction(T, bb, board, st, S, depth, diff):
+    """Move the pawn structure's correction toward diff (search score - static eval), more for deeper searches."""
+    i = _correction_slot(T, bb, board, st)
+    w = min(depth * depth + 2 * depth + 1, 128)
+    v = (S[i] * (256 - w) + diff * CORRECTION_GRAIN * w) // 256
+    S[i] = max(-CORRECTION_LIMIT, min(CORRECTION_LIMIT, v))
 
 
 @recursive(f"i8({SEARCH_ARGS}, i8, i8, i8, i8)")
-def qsearch(T, bb, board, st, keys, undo, tt, S, ctl, NET, ACC, ply, alpha, beta, qdepth):
+def qsearch(T, bb, board, st, keys, undo, tt, S, ctl, NET, ACC, H, ply, alpha, beta, qdepth):
     S[S_PV_LEN + ply] = 0
     _tick(ctl)
     if ctl[C_ABORTED]:
@@ -297,13 +423,14 @@ def qsearch(T, bb, board, st, keys, undo, tt, S, ctl, NET, ACC, ply, alpha, beta
     if in_check:
         best = -INF
         stand = -INF
-        static_eval = -INF
+        raw_eval = -INF
     else:
-        static_eval = data_eval(d) if bound else _static_eval(T, bb, board, st, S, NET, ACC, ply)
+        raw_eval = data_eval(d) if bound else _static_eval(T, bb, board, st, S, NET, ACC, ply)
+        static_eval = _corrected(T, bb, board, st, S, raw_eval)
         stand = _sharpen(static_eval, bound, tt_score) if bound else static_eval
         if stand >= beta:
             if not bound and use_tt:
-                store(tt, mask, key, epoch, salt, MOVE_NONE, stand, static_eval, 0, BOUND_LOWER, ply)
+                store(tt, mask, key, epoch, salt, MOVE_NONE, stand, raw_eval, 0, BOUND_LOWER, ply, 0)
             return stand
         if stand > alpha:
             alpha = stand
@@ -319,7 +446,7 @@ def qsearch(T, bb, board, st, keys, undo, tt, S, ctl, NET, ACC, ply, alpha, beta
         kept = 0
         for i in range(n):
             m = S[mb + i]
-            flag = (m >> 12) & 15
+            flag = move_flag(m)
             if flag & (F_CAPTURE | F_PROMO):
                 if (flag & F_PROMO) and (flag & 3) != 3:
                     continue
@@ -333,19 +460,19 @@ def qsearch(T, bb, board, st, keys, undo, tt, S, ctl, NET, ACC, ply, alpha, beta
         n = kept
     if n == 0:
         return -MATE + ply if in_check else best
-    _score_moves(T, bb, board, S, mb, sb, n, tt_move, ply, MOVE_NONE)
+    _score_moves(T, bb, board, S, H, mb, sb, n, tt_move, ply, MOVE_NONE, -1, -1)
     best_move = MOVE_NONE
     old_alpha = alpha
     for i in range(n):
         m = _pick(S, mb, sb, i, n)
-        if not in_check and (m >> 12) & (F_CAPTURE | F_PROMO):
-            flag = (m >> 12) & 15
+        flag = move_flag(m)
+        if not in_check and flag & (F_CAPTURE | F_PROMO):
             order = S[sb + i]
             futile = False
             if not (flag & F_PROMO):
-                victim = PAWN if flag == F_EP_CAPTURE else board[(m >> 6) & 63] & 7
+                victim = PAWN if flag == F_EP_CAPTURE else board[move_to(m)] & 7
                 # Delta pruning: even winning the piece cannot lift the score to alpha.
-                futile = stand + SEE_VALUE[victim] + 150 <= alpha
+                futile = stand + SEE_VALUE[victim] + S[S_PARAMS + P_DELTA_MARGIN] <= alpha
             # Captures that lose material (SEE < 0) are skipped too; but never a check, it may mate.
             if futile or order < 0 or (order == ORDER_TT and not see_ge(T, bb, board, m, 0)):
                 if not gives_check(T, bb, board, st, m):
@@ -353,7 +480,7 @@ def qsearch(T, bb, board, st, keys, undo, tt, S, ctl, NET, ACC, ply, alpha, beta
         nnue.push_move(NET, ACC, ply, board, m)
         make_move(T, bb, board, st, keys, undo, m)
         prefetch_bucket(tt, ctl[C_TT_MASK], keys[st[ST_PLY]])
-        score = -qsearch(T, bb, board, st, keys, undo, tt, S, ctl, NET, ACC, ply + 1, -beta, -alpha, qdepth - 1)
+        score = -qsearch(T, bb, board, st, keys, undo, tt, S, ctl, NET, ACC, H, ply + 1, -beta, -alpha, qdepth - 1)
         unmake_move(T, bb, board, st, keys, undo, m)
         if ctl[C_ABORTED]:
             return 0
@@ -371,14 +498,14 @@ def qsearch(T, bb, board, st, keys, undo, tt, S, ctl, NET, ACC, ply, alpha, beta
     else:
         flag_bound = BOUND_UPPER
     if use_tt:
-        store(tt, mask, key, epoch, salt, best_move, best, static_eval, 0, flag_bound, ply)
+        store(tt, mask, key, epoch, salt, best_move, best, raw_eval, 0, flag_bound, ply, 1 if pv_node else 0)
     return best
 
 
 @recursive(f"i8({SEARCH_ARGS}, i8, i8, i8, i8, b1)")
-def negamax(T, bb, board, st, keys, undo, tt, S, ctl, NET, ACC, ply, depth, alpha, beta, cut_node):
+def negamax(T, bb, board, st, keys, undo, tt, S, ctl, NET, ACC, H, ply, depth, alpha, beta, cut_node):
     if depth <= 0:
-        return qsearch(T, bb, board, st, keys, undo, tt, S, ctl, NET, ACC, ply, alpha, beta, 0)
+        return qsearch(T, bb, board, st, keys, undo, tt, S, ctl, NET, ACC, H, ply, alpha, beta, 0)
     S[S_PV_LEN + ply] = 0
     _tick(ctl)
     if ctl[C_ABORTED]:
@@ -400,6 +527,7 @@ def negamax(T, bb, board, st, keys, undo, tt, S, ctl, NET, ACC, ply, depth, alph
             return alpha
 
     excluding = root and ctl[C_EXCLUDED] > 0
+    singular_move = S[S_SINGULAR + ply]  # set while this node is searched without its table move
     key = keys[st[ST_PLY]]
     mask = ctl[C_TT_MASK]
     epoch = ctl[C_TT_EPOCH]
@@ -408,25 +536,32 @@ def negamax(T, bb, board, st, keys, undo, tt, S, ctl, NET, ACC, ply, depth, alph
     bound = data_bound(d)
     tt_move = data_move(d) if bound else 0
     tt_score = score_from_tt(data_score(d), ply)
-    if bound and not pv_node and not excluding and data_depth(d) >= depth and _cuts(bound, tt_score, alpha, beta):
+    tt_pv = pv_node or (bound != 0 and data_pv(d) != 0)
+    if (bound and not pv_node and not excluding and singular_move == MOVE_NONE and data_depth(d) >= depth
+            and _cuts(bound, tt_score, alpha, beta)):
         return tt_score
 
+    P = S_PARAMS
     in_check = checkers_of(T, bb, st) != 0
     if in_check:
+        raw_eval = -INF
         static_eval = -INF
         ev = -INF
         if ply < 2 * ctl[C_DEPTH]:
             depth += 1  # check extension
+    elif singular_move != MOVE_NONE:
+        raw_eval = static_eval = ev = S[S_EVAL + ply]  # the same node, searched again without one move
     else:
-        static_eval = data_eval(d) if bound else _static_eval(T, bb, board, st, S, NET, ACC, ply)
+        raw_eval = data_eval(d) if bound else _static_eval(T, bb, board, st, S, NET, ACC, ply)
+        static_eval = _corrected(T, bb, board, st, S, raw_eval)
         ev = _sharpen(static_eval, bound, tt_score) if bound else static_eval
     S[S_EVAL + ply] = static_eval
     improving = 1 if (not in_check and ply >= 2 and static_eval > S[S_EVAL + ply - 2]) else 0
-    P = S_PARAMS
 
-    if not pv_node and not in_check and not root:
+    if not pv_node and not in_check and not root and singular_move == MOVE_NONE:
         # Reverse futility: far enough above beta that a shallow search will not fall back.
-        if S[P + P_RFP] and depth <= 8 and ev - 75 * (depth - improving) >= beta and abs(ev) < MATE_BOUND:
+        if (S[P + P_RFP] and depth <= 8 and ev - S[P + P_RFP_MARGIN] * (depth - improving) >= beta
+                and abs(ev) < MATE_BOUND):
             return ev
         # Null move: give the opponent a free move; if we still beat beta, the node is a cut.
         # Not without pieces (zugzwang is common in pawn endings) and never twice in a row.
@@ -439,25 +574,73 @@ def negamax(T, bb, board, st, keys, undo, tt, S, ctl, NET, ACC, ply, depth, alph
             and (bb[KNIGHT] | bb[BISHOP] | bb[ROOK] | bb[QUEEN]) & bb[BB_COLOR + us]
         ):
             r = 3 + depth // 3 + min((ev - beta) // 200, 3)
-            nnue.push_null(ACC, ply)
+            S[S_CONT_INDEX + ply] = -1
+            nnue.push_null(NET, ACC, ply)
             make_null(T, bb, board, st, keys, undo)
             prefetch_bucket(tt, ctl[C_TT_MASK], keys[st[ST_PLY]])
-            score = -negamax(T, bb, board, st, keys, undo, tt, S, ctl, NET, ACC, ply + 1, depth - r, -beta, -beta + 1,
-                             not cut_node)
+            score = -negamax(T, bb, board, st, keys, undo, tt, S, ctl, NET, ACC, H, ply + 1, depth - r, -beta,
+                             -beta + 1, not cut_node)
             unmake_null(T, bb, board, st, keys, undo)
             if ctl[C_ABORTED]:
                 return 0
             if score >= beta:
                 return beta if score >= MATE_BOUND else score
         # Razoring: hopeless at low depth unless a capture sequence saves it.
-        if depth <= 3 and ev + 200 + 250 * depth <= alpha:
-            q = qsearch(T, bb, board, st, keys, undo, tt, S, ctl, NET, ACC, ply, alpha, alpha + 1, 0)
+        if depth <= 3 and ev + S[P + P_RAZOR_BASE] + S[P + P_RAZOR_PER_PLY] * depth <= alpha:
+            q = qsearch(T, bb, board, st, keys, undo, tt, S, ctl, NET, ACC, H, ply, alpha, alpha + 1, 0)
             if q <= alpha:
                 return q
+        # ProbCut: a capture that beats beta by a margin in a shallow search will very likely beat beta.
+        rbeta = beta + S[P + P_PROBCUT_MARGIN]
+        if (S[P + P_PROBCUT] and depth >= 5 and abs(beta) < MATE_BOUND
+                and not (bound and data_depth(d) >= depth - 3 and tt_score < rbeta)):
+            mb = S_MOVES + ply * MAX_MOVES
+            sb = S_SCORES + ply * MAX_MOVES
+            n = generate(T, bb, st, S, mb, GEN_NOISY) - mb
+            _score_moves(T, bb, board, S, H, mb, sb, n, tt_move, ply, MOVE_NONE, -1, -1)
+            for i in range(n):
+                m = _pick(S, mb, sb, i, n)
+                if not see_ge(T, bb, board, m, rbeta - static_eval):
+                    continue
+                S[S_CONT_INDEX + ply] = _cont_index(board, m)
+                nnue.push_move(NET, ACC, ply, board, m)
+                make_move(T, bb, board, st, keys, undo, m)
+                prefetch_bucket(tt, ctl[C_TT_MASK], keys[st[ST_PLY]])
+                q = -qsearch(T, bb, board, st, keys, undo, tt, S, ctl, NET, ACC, H, ply + 1, -rbeta, -rbeta + 1, 0)
+                if q >= rbeta and not ctl[C_ABORTED]:
+                    q = -negamax(T, bb, board, st, keys, undo, tt, S, ctl, NET, ACC, H, ply + 1, depth - 4, -rbeta,
+                                 -rbeta + 1, not cut_node)
+                unmake_move(T, bb, board, st, keys, undo, m)
+                if ctl[C_ABORTED]:
+                    return 0
+                if q >= rbeta:
+                    store(tt, mask, key, epoch, salt, m, q, raw_eval, depth - 3, BOUND_LOWER, ply, 1 if tt_pv else 0)
+                    return q
 
     # Internal iterative reduction: with no move from the table, search this node a ply shallower.
     if depth >= 4 and tt_move == MOVE_NONE and (pv_node or cut_node):
         depth -= 1
+
+    # Singular extension: if every other move falls well short of the table move's score, the table move
+    # is forced and gets a ply more. If even without it the node beats beta, the node is a cut (multi-cut);
+    # if the table move only beats beta, it gets a ply less.
+    tt_extension = 0
+    if (S[P + P_SINGULAR] and not root and singular_move == MOVE_NONE and tt_move != MOVE_NONE
+            and depth >= S[P + P_SINGULAR_DEPTH] and (bound == BOUND_LOWER or bound == BOUND_EXACT)
+            and data_depth(d) >= depth - 3 and abs(tt_score) < MATE_BOUND):
+        sbeta = tt_score - S[P + P_SINGULAR_MARGIN] * depth
+        S[S_SINGULAR + ply] = tt_move
+        score = negamax(T, bb, board, st, keys, undo, tt, S, ctl, NET, ACC, H, ply, (depth - 1) // 2, sbeta - 1,
+                        sbeta, cut_node)
+        S[S_SINGULAR + ply] = MOVE_NONE
+        if ctl[C_ABORTED]:
+            return 0
+        if score < sbeta:
+            tt_extension = 1
+        elif sbeta >= beta:
+            return sbeta
+        elif tt_score >= beta:
+            tt_extension = -1
 
     mb = S_MOVES + ply * MAX_MOVES
     sb = S_SCORES + ply * MAX_MOVES
@@ -469,10 +652,15 @@ def negamax(T, bb, board, st, keys, undo, tt, S, ctl, NET, ACC, ply, depth, alph
     if st[ST_PLY] > 0:
         prev = undo[st[ST_PLY] - 1, U_MOVE]
         if prev != MOVE_NONE:
-            pto = (prev >> 6) & 63
+            pto = move_to(prev)
             cidx = S_COUNTER + board[pto] * 64 + pto
             counter = S[cidx]
-    _score_moves(T, bb, board, S, mb, sb, n, tt_move, ply, counter)
+    c1 = -1
+    c2 = -1
+    if S[P + P_CONT_HISTORY]:
+        c1 = S[S_CONT_INDEX + ply - 1] if ply >= 1 else -1
+        c2 = S[S_CONT_INDEX + ply - 2] if ply >= 2 else -1
+    _score_moves(T, bb, board, S, H, mb, sb, n, tt_move, ply, counter, c1, c2)
 
     best = -INF
     best_move = MOVE_NONE
@@ -481,6 +669,8 @@ def negamax(T, bb, board, st, keys, undo, tt, S, ctl, NET, ACC, ply, depth, alph
     old_alpha = alpha
     for i in range(n):
         m = _pick(S, mb, sb, i, n)
+        if m == singular_move:
+            continue
         if excluding:
             skip = False
             for k in range(ctl[C_EXCLUDED]):
@@ -488,7 +678,7 @@ def negamax(T, bb, board, st, keys, undo, tt, S, ctl, NET, ACC, ply, depth, alph
                     skip = True
             if skip:
                 continue
-        flag = (m >> 12) & 15
+        flag = move_flag(m)
         quiet = not (flag & (F_CAPTURE | F_PROMO))
         order = S[sb + i]
         check = -1  # gives_check(), computed only when a pruning or reduction decision needs it
@@ -497,26 +687,33 @@ def negamax(T, bb, board, st, keys, undo, tt, S, ctl, NET, ACC, ply, depth, alph
             if quiet:
                 if S[P + P_LMP] and quiets >= LMP[improving, depth]:
                     prune = True
-                elif S[P + P_FUTILITY] and depth <= 6 and not in_check and ev + 100 + 90 * depth <= alpha:
+                elif (S[P + P_FUTILITY] and depth <= 6 and not in_check
+                      and ev + S[P + P_FUTILITY_BASE] + S[P + P_FUTILITY_PER_PLY] * depth <= alpha):
                     prune = True
-                elif S[P + P_SEE_PRUNING] and depth <= 6 and not see_ge(T, bb, board, m, -70 * depth):
+                elif (S[P + P_HISTORY_PRUNING] and depth <= 4 and order < ORDER_COUNTER
+                      and order < -S[P + P_HISTORY_PRUNE_MARGIN] * depth):
                     prune = True
-            elif S[P + P_SEE_PRUNING] and depth <= 6 and order < 0 and not see_ge(T, bb, board, m, -100 * depth):
+                elif (S[P + P_SEE_PRUNING] and depth <= 6
+                      and not see_ge(T, bb, board, m, -S[P + P_SEE_QUIET_MARGIN] * depth)):
+                    prune = True
+            elif (S[P + P_SEE_PRUNING] and depth <= 6 and order < 0
+                  and not see_ge(T, bb, board, m, -S[P + P_SEE_CAPTURE_MARGIN] * depth)):
                 prune = True
             if prune:
                 check = 1 if gives_check(T, bb, board, st, m) else 0
                 if check == 0:  # checks are never pruned: the quiet move may mate
                     continue
 
+        S[S_CONT_INDEX + ply] = _cont_index(board, m)
         nnue.push_move(NET, ACC, ply, board, m)
         make_move(T, bb, board, st, keys, undo, m)
         prefetch_bucket(tt, ctl[C_TT_MASK], keys[st[ST_PLY]])
         searched += 1
         if quiet:
             quiets += 1
-        new_depth = depth - 1
+        new_depth = depth - 1 + (tt_extension if m == tt_move else 0)
         if searched == 1:
-            score = -negamax(T, bb, board, st, keys, undo, tt, S, ctl, NET, ACC, ply + 1, new_depth, -beta, -alpha,
+            score = -negamax(T, bb, board, st, keys, undo, tt, S, ctl, NET, ACC, H, ply + 1, new_depth, -beta, -alpha,
                              np.bool_(False) if pv_node else not cut_node)
         else:
             r = 0
@@ -527,6 +724,8 @@ def negamax(T, bb, board, st, keys, undo, tt, S, ctl, NET, ACC, ply, depth, alph
                 if cut_node:
                     r += 1
                 if improving:
+                    r -= 1
+                if tt_pv and S[P + P_LMR_TT_PV]:
                     r -= 1
                 if check < 0:  # the move is made: is the opponent in check?
                     check = 1 if checkers_of(T, bb, st) != 0 else 0
@@ -540,14 +739,14 @@ def negamax(T, bb, board, st, keys, undo, tt, S, ctl, NET, ACC, ply, depth, alph
                         r -= max(-cap, min(cap, order // S[P + P_LMR_HISTORY]))
                 r = max(0, min(r, new_depth - 1))
             # np.bool_(): a literal True here would leave the recursive call unresolved in the pycc build.
-            score = -negamax(T, bb, board, st, keys, undo, tt, S, ctl, NET, ACC, ply + 1, new_depth - r, -alpha - 1,
-                             -alpha, np.bool_(True))
+            score = -negamax(T, bb, board, st, keys, undo, tt, S, ctl, NET, ACC, H, ply + 1, new_depth - r,
+                             -alpha - 1, -alpha, np.bool_(True))
             if score > alpha and r > 0:
-                score = -negamax(T, bb, board, st, keys, undo, tt, S, ctl, NET, ACC, ply + 1, new_depth, -alpha - 1,
-                                 -alpha, not cut_node)
+                score = -negamax(T, bb, board, st, keys, undo, tt, S, ctl, NET, ACC, H, ply + 1, new_depth,
+                                 -alpha - 1, -alpha, not cut_node)
             if pv_node and score > alpha and score < beta:
-                score = -negamax(T, bb, board, st, keys, undo, tt, S, ctl, NET, ACC, ply + 1, new_depth, -beta, -alpha,
-                                 np.bool_(False))
+                score = -negamax(T, bb, board, st, keys, undo, tt, S, ctl, NET, ACC, H, ply + 1, new_depth, -beta,
+                                 -alpha, np.bool_(False))
         unmake_move(T, bb, board, st, keys, undo, m)
         if ctl[C_ABORTED]:
             return 0
@@ -562,21 +761,28 @@ def negamax(T, bb, board, st, keys, undo, tt, S, ctl, NET, ACC, ply, depth, alph
                         S[S_ROOT_SCORE] = score
                 if score >= beta:
                     if quiet:
-                        _reward_quiet(S, board, ply, depth, m, mb, i, cidx)
+                        _reward_quiet(S, H, board, ply, depth, m, mb, i, cidx, c1, c2)
+                    elif S[P + P_CAPTURE_HISTORY]:
+                        _reward_capture(S, board, depth, m, mb, i)
                     break
                 alpha = score
 
     if searched == 0:
-        # Every root move excluded (multipv beyond the legal moves), or everything pruned.
+        # Every root move excluded (multipv beyond the legal moves), the table move left out of the only
+        # legal moves (singular search), or everything pruned.
         return -INF if excluding else alpha
-    if not excluding:
+    if not excluding and singular_move == MOVE_NONE:
         if best >= beta:
             b = BOUND_LOWER
         elif pv_node and best > old_alpha:
             b = BOUND_EXACT
         else:
             b = BOUND_UPPER
-        store(tt, mask, key, epoch, salt, best_move, best, static_eval, depth, b, ply)
+        if (S[P + P_CORRECTION] and not in_check and abs(best) < MATE_BOUND
+                and (best_move == MOVE_NONE or not move_flag(best_move) & (F_CAPTURE | F_PROMO))
+                and not (b == BOUND_LOWER and best <= static_eval) and not (b == BOUND_UPPER and best >= static_eval)):
+            _update_correction(T, bb, board, st, S, depth, best - static_eval)
+        store(tt, mask, key, epoch, salt, best_move, best, raw_eval, depth, b, ply, 1 if tt_pv else 0)
     return best
 
 
@@ -598,7 +804,7 @@ def _sort_lines(S, n):
 
 
 @njit(_nrt=False)
-def iterate(T, bb, board, st, keys, undo, tt, S, ctl, NET, ACC):
+def iterate(T, bb, board, st, keys, undo, tt, S, ctl, NET, ACC, H):
     """Search depth ctl[C_DEPTH] for ctl[C_MULTIPV] lines; record them unless aborted.
 
     Returns the number of lines completed (0 if the deadline, node limit or stop cut it short).
@@ -619,7 +825,8 @@ def iterate(T, bb, board, st, keys, undo, tt, S, ctl, NET, ACC):
             beta = INF
         score = 0
         while True:
-            score = negamax(T, bb, board, st, keys, undo, tt, S, ctl, NET, ACC, 0, depth, alpha, beta, np.bool_(False))
+            score = negamax(T, bb, board, st, keys, undo, tt, S, ctl, NET, ACC, H, 0, depth, alpha, beta,
+                            np.bool_(False))
             if ctl[C_ABORTED]:
                 # A root move that beat alpha before the cut was searched in full: worth keeping.
                 ctl[C_PARTIAL] = 1 if k == 0 and S[S_PV_LEN] > 0 else 0

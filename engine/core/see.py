@@ -9,6 +9,7 @@ from numba import njit
 
 from engine.core.attacks import bishop_attacks, king_attacks, knight_attacks, pawn_attacks, rook_attacks
 from engine.core.bitboard import ONE, U64
+from engine.core.position import move_flag, move_from, move_to
 from engine.core.signatures import kernel
 from engine.layout import (
     BB_ALL,
@@ -43,9 +44,9 @@ def _attackers(T, bb, sq, occ):
 @kernel
 def see_ge(T, bb, board, m, threshold):
     """True if the static exchange started by move m wins at least `threshold` centipawns."""
-    frm = m & 63
-    to = (m >> 6) & 63
-    flag = (m >> 12) & 15
+    frm = move_from(m)
+    to = move_to(m)
+    flag = move_flag(m)
     if flag == F_KING_CASTLE or flag == F_QUEEN_CASTLE or flag & F_PROMO:
         return 0 >= threshold
     captured = PAWN if flag == F_EP_CAPTURE else board[to] & 7

@@ -1,12 +1,17 @@
 """Transposition table: two-entry buckets in a uint64 array, logically fresh for every search.
 
-tt has 4 words per bucket: (key ^ salt, data) twice. data packs
+tt has 4 words per bucket: (key ^ salt ^ data, data) twice. data packs
   bits  0-15 move | 16-31 score + 32768 | 32-47 static eval + 32768 | 48-55 depth + 8 | 56-57 bound
-  bits 58-63 epoch
+  bits 58-62 epoch | 63 the node was on a principal variation
 The array is reused from search to search (no page faults, no clearing), yet each search sees only
 its own entries: it stamps them with its epoch and stores keys XORed with its own salt. An entry of
 another epoch counts as empty, exactly as in a zeroed table, so results do not depend on what ran
 before. Mate scores are stored relative to the node and converted back on probing.
+
+The key word holds the data XORed in, so that threads sharing the table (Lazy SMP) need no lock:
+an entry torn by two threads writing at once (one thread's key beside the other's data) no longer
+matches its key and reads as empty. A matching entry can still, very rarely, belong to another
+position with the same key bits; its move is used only if the move generator also produces it.
 """
 
 import numpy as np
@@ -44,7 +49,7 @@ def score_from_tt(score, ply):
 
 
 @njit(inline="always")
-def pack(move, score, ev, depth, bound, epoch):
+def pack(move, score, ev, depth, bound, epoch, pv):
     return (
         U64(move & 0xFFFF)
         | (U64(score + 32768) << U64(16))
@@ -52,6 +57,7 @@ def pack(move, score, ev, depth, bound, epoch):
         | (U64(depth + 8) << U64(48))
         | (U64(bound) << U64(56))
         | (U64(epoch) << U64(58))
+        | (U64(pv) << U64(63))
     )
 
 
@@ -82,7 +88,12 @@ def data_bound(d):
 
 @njit(inline="always")
 def data_epoch(d):
-    return np.int64(d >> U64(58))
+    return np.int64((d >> U64(58)) & U64(31))
+
+
+@njit(inline="always")
+def data_pv(d):
+    return np.int64(d >> U64(63))
 
 
 @njit(inline="always")
@@ -102,37 +113,42 @@ def probe(tt, mask, key, epoch, salt):
     """The data word stored for key by this search, or 0 (no entry: bound 0)."""
     i = (key & U64(mask)) * U64(4)
     k = key ^ salt
-    if tt[i] == k and data_epoch(tt[i + U64(1)]) == epoch:
-        return tt[i + U64(1)]
-    if tt[i + U64(2)] == k and data_epoch(tt[i + U64(3)]) == epoch:
-        return tt[i + U64(3)]
+    d = tt[i + U64(1)]
+    if tt[i] ^ d == k and data_epoch(d) == epoch:
+        return d
+    d = tt[i + U64(3)]
+    if tt[i + U64(2)] ^ d == k and data_epoch(d) == epoch:
+        return d
     return U64(0)
 
 
 @njit(inline="always")
-def store(tt, mask, key, epoch, salt, move, score, ev, depth, bound, ply):
+def store(tt, mask, key, epoch, salt, move, score, ev, depth, bound, ply, pv):
     i = (key & U64(mask)) * U64(4)
     k = key ^ salt
     d0 = _live_depth(tt[i + U64(1)], epoch)
     d1 = _live_depth(tt[i + U64(3)], epoch)
+    same0 = tt[i] ^ tt[i + U64(1)] == k
+    same1 = tt[i + U64(2)] ^ tt[i + U64(3)] == k
     # Same position: overwrite in place. Otherwise replace the shallower (or stale) slot.
-    if tt[i] == k and d0 != -99:
+    if same0 and d0 != -99:
         slot = i
-    elif tt[i + U64(2)] == k and d1 != -99:
+    elif same1 and d1 != -99:
         slot = i + U64(2)
     elif d0 <= d1:
         slot = i
     else:
         slot = i + U64(2)
     old = tt[slot + U64(1)]
-    if tt[slot] == k and data_epoch(old) == epoch:
+    if tt[slot] ^ old == k and data_epoch(old) == epoch:
         # Keep an older, deeper exact entry unless this one is exact or deep enough; keep a known move.
         if bound != BOUND_EXACT and depth + 2 < data_depth(old):
             return
         if move == 0:
             move = data_move(old)
-    tt[slot] = k
-    tt[slot + U64(1)] = pack(move, score_to_tt(score, ply), ev, depth, bound, epoch)
+    data = pack(move, score_to_tt(score, ply), ev, depth, bound, epoch, pv)
+    tt[slot] = k ^ data
+    tt[slot + U64(1)] = data
 
 
 @kernel

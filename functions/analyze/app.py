@@ -8,117 +8,113 @@ its attack tables once per process (Lambda's init phase); every warm invocation 
 Configuration (environment variables declared in template.yaml):
     KIBITZ_HASH_MB            transposition table per request, in MB ("auto": sized from the memory)
     KIBITZ_SAFETY_MARGIN_MS   time kept back from the Lambda deadline for answering (default 1000)
+    KIBITZ_CACHE_TABLE        the shared analysis cache (DynamoDB); unset: no cache (functions/common/cache_store.py)
     CORS_ORIGIN               Access-Control-Allow-Origin (default "*")
     POWERTOOLS_*              service name, metrics namespace, log level (Powertools reads them)
 """
 
-import gc
+from functions.common import init_phase
 
-# No collections while init imports and builds: it makes ~80,000 objects and frees almost none, and
-# the collector walked them for ~30 ms of a cold start. gc.freeze() at the end hands them over.
-gc.disable()
+init_phase.begin()  # no collections while the imports below make their objects (functions/common/init_phase.py)
 
 import os
 import random
+import time
 from typing import Annotated
 
 from aws_lambda_powertools import Logger, Metrics, Tracer
 from aws_lambda_powertools.event_handler.api_gateway import APIGatewayRestResolver, CORSConfig
 from aws_lambda_powertools.event_handler.openapi.params import Body, Query
-from aws_lambda_powertools.logging import correlation_paths
 from aws_lambda_powertools.metrics import MetricUnit
 
 import engine
-from engine.analysis import analyse, reserve_hash
-from engine.board import IllegalMoveError
+from engine.board import IllegalMoveError  # loads the compiled engine and builds its tables: in the init phase
 from engine.fen import FenError
-from functions.common.http import SwaggerOnDemand, install_error_handlers, not_a_proxy_event
-from functions.common.models import (  # noqa: F401 (MAX_*, DEFAULT_*: the limits, read by tests and docs)
-    DEFAULT_MOVETIME_MS,
-    DEFAULT_SAFETY_MARGIN_MS,
+from engine.tt_pool import reserve_hash
+from functions.common.analysis_cache import analyse_cached
+from functions.common.budget import budget_ms, default_threads, hash_size_mb
+from functions.common.cache_store import CacheStore
+from functions.common.http import (
     MAX_BODY_BYTES,
-    MAX_MOVETIME_MS,
-    Analysis,
-    AnalyzeBody,
-    AnalyzeQuery,
     InputError,
-    answer,
-    error_responses,
-    hash_size_mb,
-    read_json_body,
+    SwaggerOnDemand,
+    api_handler,
+    install_error_handlers,
+    json_body_reader,
+    known_query,
+    refuse_form_bodies,
 )
-from functions.common.models import budget_ms as _budget_ms
+from functions.common.models import DEFAULT_MOVETIME_MS, AnalysisAnswer, AnalyzeBody, AnalyzeQuery, error_responses
 
-RESPONSES = {200: {"description": "the analysis", "content": {"application/json": {"model": Analysis}}}} | \
-    error_responses(400, 413, 415, 422)
-
-# --- the function ---------------------------------------------------------------------------------
-
+RESPONSES = {200: {"description": "the analysis", "content": {"application/json": {"model": AnalysisAnswer}}}} | \
+    error_responses(400, 413, 415, 422, 429, 503)  # 429, 503: API Gateway's (throttle, quota, concurrency)
 
 logger = Logger()
-tracer = Tracer(auto_patch=False)  # the function calls no AWS service: nothing to patch
+tracer = Tracer(auto_patch=False)  # one DynamoDB call a request at most: not worth patching botocore's cold start
 metrics = Metrics(namespace=os.environ.get("POWERTOOLS_METRICS_NAMESPACE", "Kibitz"))
 app = APIGatewayRestResolver(
     enable_validation=True,
     cors=CORSConfig(allow_origin=os.environ.get("CORS_ORIGIN", "*"), max_age=600),
-    json_body_deserializer=read_json_body,
+    json_body_deserializer=json_body_reader(MAX_BODY_BYTES),
 )
-docs = SwaggerOnDemand(app, path="/swagger", title="Kibitz analysis API", version=engine.__version__,
-                       description="Best move, score and principal variation of a chess position. See README.md.")
+install_error_handlers(app, logger, metrics)  # every error answers JSON naming the field and the reason
+cache = CacheStore.from_env()  # None without KIBITZ_CACHE_TABLE
 
 
-@app.post("/analyze", summary="Analyse a position (JSON body)", responses=RESPONSES)
-def analyze_post(request: Annotated[AnalyzeBody, Body()]) -> Analysis:
+@app.post("/analyze", summary="Analyse a position (JSON body)", responses=RESPONSES, middlewares=[refuse_form_bodies])
+def analyze_post(request: Annotated[AnalyzeBody, Body()]) -> AnalysisAnswer:
     return run(request)
 
 
-@app.get("/analyze", summary="Analyse a position (query parameters)", responses=RESPONSES)
-def analyze_get(request: Annotated[AnalyzeQuery, Query()]) -> Analysis:
-    unknown = sorted(set(app.current_event.query_string_parameters or {}) - set(AnalyzeQuery.model_fields))
-    if unknown:
-        raise InputError(422, unknown[0], "unknown query parameter; expected one of "
-                         + ", ".join(AnalyzeQuery.model_fields))
+@app.get("/analyze", summary="Analyse a position (query parameters)", responses=RESPONSES,
+         middlewares=[known_query(*AnalyzeQuery.model_fields)])
+def analyze_get(request: Annotated[AnalyzeQuery, Query()]) -> AnalysisAnswer:
     return run(request)
 
 
 @tracer.capture_method
 def run(request):
-    budget = budget_ms(request.movetime_ms)
-    hash_mb = hash_size_mb(budget)
+    started = time.monotonic_ns()  # a slow cache read comes out of the search's time, not on top of it
+    budget = budget_ms(request.movetime_ms, app.lambda_context.get_remaining_time_in_millis())
+    threads = request.threads or default_threads()
+    hash_mb = hash_size_mb(budget, threads)
     try:
-        found = analyse(request.fen, request.moves, movetime_ms=budget, depth=request.depth, nodes=request.nodes,
-                        multipv=request.multipv, hash_mb=hash_mb)
+        found, outcome = analyse_cached(request.fen, request.moves, request.limits(), budget, hash_mb, cache, started,
+                                        threads=threads)
     except FenError as e:
         raise InputError(422, "fen", str(e)) from e
     except IllegalMoveError as e:
         raise InputError(422, "moves", str(e)) from e
-    metrics.add_metric("Nodes", MetricUnit.Count, found.nodes)
-    metrics.add_metric("NodesPerSecond", MetricUnit.CountPerSecond, found.nps)
+    if not outcome.cached:  # a cached answer's figures are those of an earlier search
+        metrics.add_metric("Nodes", MetricUnit.Count, found.nodes)
+        metrics.add_metric("NodesPerSecond", MetricUnit.CountPerSecond, found.nps)
+        metrics.add_metric("SearchTime", MetricUnit.Milliseconds, found.time_ms)
     metrics.add_metric("Depth", MetricUnit.Count, found.depth)
-    metrics.add_metric("SearchTime", MetricUnit.Milliseconds, found.time_ms)
     metrics.add_metric("Budget", MetricUnit.Milliseconds, budget)
+    metrics.add_metric("CacheHits" if outcome.cached else "CacheMisses", MetricUnit.Count, 1)
+    if outcome.event == "unavailable":
+        metrics.add_metric("CacheErrors", MetricUnit.Count, 1)
+        logger.warning("analysis cache unavailable", extra={"reason": outcome.detail})
     logger.info("analysed", extra={"fen": found.fen, "depth": found.depth, "nodes": found.nodes,
-                                   "time_ms": found.time_ms, "budget_ms": budget, "game_over": found.terminal})
-    return answer(found, budget, hash_mb)
+                                   "time_ms": found.time_ms, "budget_ms": budget, "game_over": found.terminal,
+                                   "cache": outcome.event, "cache_detail": outcome.detail, "threads": threads})
+    return AnalysisAnswer.of(found, budget, hash_mb, threads, cached=outcome.cached)
 
 
-def budget_ms(movetime_ms):
-    """The search deadline: the request's movetime, cut to what the Lambda has left less a margin."""
-    return _budget_ms(movetime_ms, app.lambda_context.get_remaining_time_in_millis())
+def document_jobs(app):
+    """The jobs routes in this function's document (API Gateway sends them to JobsFunction; here they answer 404)."""
+    from functions.common.job_routes import Elsewhere, add_job_routes
+
+    add_job_routes(app, Elsewhere())
 
 
-# --- errors: every one answers JSON naming the field and the reason (functions/common/http.py) ------
+docs = SwaggerOnDemand(app, path="/swagger", document=document_jobs, title="Kibitz API", version=engine.__version__,
+                       description="Best move, score and principal variation of a chess position (/analyze), and "
+                                   "of many at once (/jobs). See README.md.")
 
-error_response = install_error_handlers(app, logger, metrics)
 
-
-@logger.inject_lambda_context(correlation_id_path=correlation_paths.API_GATEWAY_REST)
-@tracer.capture_lambda_handler
-@metrics.log_metrics(capture_cold_start_metric=True)
+@api_handler(logger, tracer, metrics, docs=docs)
 def lambda_handler(event, context):
-    if (rejected := not_a_proxy_event(event, context)) is not None:
-        return rejected
-    docs.prepare(event)
     return app.resolve(event, context)
 
 
@@ -130,10 +126,14 @@ def lambda_handler(event, context):
 def before_snapshot():
     """Warm what a first request touches, so that the snapshot holds it: the transposition table at
     its largest, its pages faulted in (the attack tables and the net were written at import), and one
-    tiny search, which runs the compiled search over those tables, then the answer's models and SAN."""
+    tiny search on the threads a request gets, which runs the compiled search over those tables and
+    leaves its searchers' arrays to be reused, then the answer's models and SAN. Straight to the engine,
+    not through the analysis cache: no call to DynamoDB from a snapshot."""
     reserve_hash(hash_size_mb())
-    hash_mb = hash_size_mb(DEFAULT_MOVETIME_MS)
-    answer(analyse(depth=4, hash_mb=hash_mb), DEFAULT_MOVETIME_MS, hash_mb).model_dump_json()
+    threads = default_threads()
+    hash_mb = hash_size_mb(DEFAULT_MOVETIME_MS, threads)
+    found = engine.analyse(depth=4, hash_mb=hash_mb, threads=threads)
+    AnalysisAnswer.of(found, DEFAULT_MOVETIME_MS, hash_mb, threads).model_dump_json()
 
 
 def after_restore():
@@ -141,10 +141,11 @@ def after_restore():
     once from os.urandom when it was imported, is drawn again (no code of this function uses it that
     we know of; reseeding costs microseconds). Nothing else needs it: uuid4, secrets and the X-Ray
     SDK's ids read os.urandom each time. The engine draws nothing at random: a search's table epoch and
-    salt come from this process's count of searches, which every resumed environment continues from
-    the same value; harmless, as each environment has its own table and the salt only tells its
-    searches apart. str hashing's secret is fixed at interpreter start, so all of them share it; it
-    cannot be changed, and only resistance to hash flooding depends on it (bodies are at most 16 KiB)."""
+    salt come from this process's count of searches (engine/tt_pool.py), which every resumed environment
+    continues from the same value; harmless, as each environment has its own table and the salt only
+    tells its searches apart. str hashing's secret is fixed at interpreter start, so all of them share
+    it; it cannot be changed, and only resistance to hash flooding depends on it (bodies are at most
+    16 KiB)."""
     random.seed()
 
 
@@ -157,8 +158,5 @@ else:
     register_after_restore(after_restore)
 
 
-# Everything the init phase made (Powertools, pydantic's schemas, the engine's tables) lives as long as
-# the container: out of the collector's sight, a full collection in a request no longer walks it all
-# (a 150 ms outlier in 600 warm requests before, none after). Then the collector is back on.
-gc.freeze()
-gc.enable()
+# Last: the hooks are registered during init; Lambda runs before_snapshot once this import has ended.
+init_phase.end()

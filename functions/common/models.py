@@ -1,37 +1,37 @@
-"""The analysis API's models: what a request and an answer are, for /analyze and for batch jobs.
+"""The analysis API's models: what a request and an answer are, for /analyze and for batch jobs, and
+the body of every error answer.
 
-AnalyzeFunction answers an `Analysis` per request; BatchFunction stores the same `Analysis` per
-position of a job, built by the same `answer()`. Importing it imports the engine (its tables are
-built once per process).
+AnalyzeFunction answers an `AnalysisAnswer` per request; BatchFunction stores the same answer per
+position of a job, both made by `AnalysisAnswer.of()` from the engine's result (engine.result.Analysis:
+the API's models are named *Answer so that the two are never confused). Importing this module loads
+no compiled engine code: the bounds come from engine.limits and engine.layout.
 """
 
-import json
 import os
 import re
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic_core import PydanticCustomError
 
 import engine
-from engine.analysis import MAX_DEPTH
+from engine import game_over
+from engine.fen import STARTPOS
 from engine.layout import MAX_MULTIPV
+from engine.limits import MAX_DEPTH, MAX_THREADS
 
-ENGINE_NAME = "Kibitz"
 DEFAULT_MOVETIME_MS = 1000
 # API Gateway gives up on the integration after 29 s; the search ends by 25 s, which leaves room for
 # a cold start and the answer. The Lambda timeout (30 s) is a second, later guard.
 MAX_MOVETIME_MS = 25_000
+# A deployment may cap it lower (template parameter MaxMovetimeMs): checked per request, so that the OpenAPI
+# document (maximum 25000) is the same everywhere and the 422 states this deployment's cap.
+MOVETIME_CAP_VARIABLE = "KIBITZ_MAX_MOVETIME_MS"
 MAX_NODES = 10**12
 MAX_MOVES = 1000  # a long game is 300 plies
 MAX_FEN_CHARS = 128
-MAX_BODY_BYTES = 16 * 1024
-DEFAULT_SAFETY_MARGIN_MS = 1000
-HASH_MB_PER_MB_MEMORY = 1 / 16  # "auto": at most the largest power of two under 1/16 of the function's memory,
-HASH_KB_PER_MS = 32  # and no more than the budget can fill: ~2,000 nodes a ms, a 16-byte entry each
 
-GameOver = Literal["checkmate", "stalemate", "insufficient material", "fifty-move rule", "threefold repetition"]
-
-STARTPOS_EXAMPLE = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"
+GameOver = Literal[game_over.REASONS]
 
 
 def split_moves(value):
@@ -47,7 +47,7 @@ def split_moves(value):
 
 
 def fen_field():
-    return Field(min_length=1, max_length=MAX_FEN_CHARS, examples=[STARTPOS_EXAMPLE],
+    return Field(min_length=1, max_length=MAX_FEN_CHARS, examples=[STARTPOS],
                  description="the position, as FEN (6 fields, or 4 with the clocks left out)")
 
 
@@ -59,7 +59,24 @@ def moves_field():
 
 def movetime_field():
     return Field(DEFAULT_MOVETIME_MS, ge=1, le=MAX_MOVETIME_MS,
-                 description="time to think, ms (cut to the Lambda's remaining time less a margin)")
+                 description="time to think, ms (cut to the Lambda's remaining time less a margin). A deployment "
+                             "may cap it lower (MaxMovetimeMs, default 10000): a larger value is a 422 stating "
+                             "the cap")
+
+
+def movetime_cap_ms():
+    """This deployment's longest movetime: KIBITZ_MAX_MOVETIME_MS, never above MAX_MOVETIME_MS."""
+    value = os.environ.get(MOVETIME_CAP_VARIABLE, "").strip()
+    return min(MAX_MOVETIME_MS, int(value)) if value.isdigit() else MAX_MOVETIME_MS
+
+
+def capped_movetime(value):
+    """A field validator's check of movetime_ms against the deployment's cap."""
+    cap = movetime_cap_ms()
+    if value > cap:
+        raise PydanticCustomError("movetime_cap", "{value} ms is over this deployment's cap of {cap} ms",
+                                  {"value": value, "cap": cap})
+    return value
 
 
 def depth_field():
@@ -74,6 +91,21 @@ def multipv_field():
     return Field(1, ge=1, le=MAX_MULTIPV, description="how many best lines to report")
 
 
+def threads_field():
+    return Field(None, ge=1, le=MAX_THREADS,
+                 description="searching threads (Lazy SMP); default: one per full vCPU of the function "
+                             "(its memory / 1769 MB)")
+
+
+CacheMode = Literal["on", "off", "refresh"]
+
+
+def cache_field():
+    return Field("on", description="the shared analysis cache: on (answer from it when it holds an analysis at "
+                                   "least as deep, else search and keep), off (no read, no write), refresh "
+                                   "(search, then write)")
+
+
 class SearchLimits(BaseModel):
     """How long to think. The search ends at whichever limit it reaches first; the time limit always applies."""
 
@@ -83,6 +115,8 @@ class SearchLimits(BaseModel):
     depth: int | None = depth_field()
     nodes: int | None = nodes_field()
     multipv: int = multipv_field()
+    threads: int | None = threads_field()
+    cache: CacheMode = cache_field()
 
 
 class AnalyzeParams(BaseModel):
@@ -97,14 +131,22 @@ class AnalyzeParams(BaseModel):
     depth: int | None = depth_field()
     nodes: int | None = nodes_field()
     multipv: int = multipv_field()
+    threads: int | None = threads_field()
+    cache: CacheMode = cache_field()
 
     @field_validator("moves", mode="before")
     @classmethod
     def _split_moves(cls, value):
         return split_moves(value)
 
+    @field_validator("movetime_ms")
+    @classmethod
+    def _capped(cls, value):
+        return capped_movetime(value)
+
     def limits(self):
-        return SearchLimits(movetime_ms=self.movetime_ms, depth=self.depth, nodes=self.nodes, multipv=self.multipv)
+        return SearchLimits(movetime_ms=self.movetime_ms, depth=self.depth, nodes=self.nodes, multipv=self.multipv,
+                            threads=self.threads, cache=self.cache)
 
 
 class AnalyzeBody(AnalyzeParams):
@@ -133,13 +175,31 @@ class Mate(BaseModel):
     mate: int = Field(description="moves to mate: > 0 mates, < 0 gets mated, 0 is mated now")
 
 
-Score = Cp | Mate
+ScoreAnswer = Cp | Mate
 
 
-class Line(BaseModel):
+def score_answer(score):
+    """engine.result.Score -> Cp or Mate."""
+    return Mate(mate=score.mate) if score.mate is not None else Cp(cp=score.cp)
+
+
+class WdlAnswer(BaseModel):
+    """engine/wdl.py's model: permille from the side to move, summing to 1000."""
+
+    win: int = Field(ge=0, le=1000)
+    draw: int = Field(ge=0, le=1000)
+    loss: int = Field(ge=0, le=1000)
+
+
+def wdl_answer(triple):
+    return WdlAnswer(win=triple[0], draw=triple[1], loss=triple[2])
+
+
+class LineAnswer(BaseModel):
     multipv: int = Field(description="1 for the best line, 2 for the next, ...")
-    score: Score = Field(description="from the side to move")
-    score_white: Score = Field(description="the same score from White's point of view")
+    score: ScoreAnswer = Field(description="from the side to move")
+    score_white: ScoreAnswer = Field(description="the same score from White's point of view")
+    wdl: WdlAnswer = Field(description="win/draw/loss permille from the side to move, for this line's score")
     depth: int
     seldepth: int
     pv: list[str] = Field(description="the line in UCI")
@@ -152,7 +212,7 @@ class EngineInfo(BaseModel):
     backend: Literal["aot", "jit"] = Field(description="compiled ahead of time, or numba's JIT")
 
 
-class Analysis(BaseModel):
+class AnalysisAnswer(BaseModel):
     fen: str = Field(description="the position analysed (after `moves`)")
     side_to_move: Literal["white", "black"]
     game_over: GameOver | None = Field(description="why the game is over in this position; null while it goes on")
@@ -161,8 +221,11 @@ class Analysis(BaseModel):
     best_move_san: str | None
     ponder: str | None = Field(description="the expected reply, UCI")
     ponder_san: str | None
-    score: Score = Field(description="from the side to move")
-    score_white: Score = Field(description="the same score from White's point of view")
+    score: ScoreAnswer = Field(description="from the side to move")
+    score_white: ScoreAnswer = Field(description="the same score from White's point of view")
+    wdl: WdlAnswer = Field(description="win/draw/loss permille from the side to move (engine/wdl.py's model)")
+    win_chance: float = Field(ge=0, le=100, description="White's expected score in percent (a win 100, a draw "
+                                                        "50): 50 is even")
     depth: int
     seldepth: int
     nodes: int
@@ -170,11 +233,69 @@ class Analysis(BaseModel):
     time_ms: int = Field(description="search time")
     budget_ms: int = Field(description="the time limit the search was given")
     hash_mb: int = Field(description="transposition table size")
+    threads: int = Field(1, description="searching threads (Lazy SMP)")
     hashfull: int = Field(description="permille of the transposition table in use")
     pv: list[str] = Field(description="principal variation, UCI")
     pv_san: list[str] = Field(description="principal variation, SAN")
-    lines: list[Line] = Field(description="one per multipv, best first")
+    lines: list[LineAnswer] = Field(description="one per multipv, best first")
+    cached: bool = Field(description="answered from the shared analysis cache (the figures are those of the "
+                                     "search that made it)")
     engine: EngineInfo
+
+    @model_validator(mode="before")
+    @classmethod
+    def _stored_before_wdl(cls, data):
+        """A job result stored before answers had wdl, win_chance and cached (results live ResultsTtlDays)
+        reads as one made now: the model's figures from its score, not cached."""
+        if not isinstance(data, dict) or "wdl" in data or not isinstance(data.get("score"), dict):
+            return data
+        from engine import wdl
+        from engine.result import Score
+
+        def triple(score):
+            return wdl.wdl(Score(mate=score["mate"]) if "mate" in score else Score(cp=score.get("cp", 0)), m)
+
+        m = wdl.material(data.get("fen", STARTPOS))
+        over = data.get("game_over")
+        w, d, lo = ((0, 0, 1000) if over == "checkmate" else (0, 1000, 0)) if over else triple(data["score"])
+        lines = [{**line, "wdl": dict(zip(("win", "draw", "loss"), triple(line["score"]), strict=True))}
+                 if isinstance(line, dict) and "wdl" not in line and isinstance(line.get("score"), dict) else line
+                 for line in data.get("lines") or []]
+        return {**data, "wdl": {"win": w, "draw": d, "loss": lo}, "lines": lines, "cached": data.get("cached", False),
+                "win_chance": round(wdl.win_chance_white(w, d, lo, data.get("side_to_move", "white")), 1)}
+
+    @classmethod
+    def of(cls, found, budget_ms, hash_mb, threads=1, cached=False):
+        """The answer for engine.result.Analysis `found`: SAN, White's view, WDL and the game's result added."""
+        from engine import wdl
+        from engine.san import line_san
+
+        side = found.side_to_move
+        m = wdl.material(found.fen)
+        lines = [LineAnswer(multipv=line.multipv, score=score_answer(line.score),
+                            score_white=score_answer(line.score.for_white(side)),
+                            wdl=wdl_answer(wdl.wdl(line.score, m)), depth=line.depth,
+                            seldepth=line.seldepth, pv=list(line.pv), pv_san=line_san(found.fen, line.pv))
+                 for line in found.lines]
+        pv_san = lines[0].pv_san if lines else []
+        if found.ponder and found.pv[1:2] != (found.ponder,):  # the ponder move came from the hash table
+            ponder_san = line_san(found.fen, [found.best_move, found.ponder])[1]
+        else:
+            ponder_san = pv_san[1] if found.ponder else None
+        triple = wdl.of_analysis(found)
+        return cls(
+            fen=found.fen, side_to_move=side, game_over=found.terminal, result=game_over.result(found.terminal, side),
+            best_move=found.best_move, best_move_san=pv_san[0] if pv_san else None, ponder=found.ponder,
+            ponder_san=ponder_san, score=score_answer(found.score),
+            score_white=score_answer(found.score.for_white(side)), wdl=wdl_answer(triple),
+            win_chance=round(wdl.win_chance_white(*triple, side), 1), depth=found.depth, seldepth=found.seldepth,
+            nodes=found.nodes, nps=found.nps, time_ms=found.time_ms, budget_ms=budget_ms, hash_mb=hash_mb,
+            threads=threads, hashfull=found.hashfull, pv=list(found.pv), pv_san=pv_san, lines=lines, cached=cached,
+            engine=EngineInfo(name=engine.NAME, version=engine.__version__, backend=found.backend),
+        )
+
+
+# --- errors ---------------------------------------------------------------------------------------
 
 
 class FieldError(BaseModel):
@@ -192,92 +313,10 @@ class ErrorBody(BaseModel):
 def error_responses(*codes):
     """OpenAPI `responses` entries for the error statuses a route can answer."""
     texts = {400: "unreadable request (not JSON, not an object)", 404: "no such resource", 413: "body too large",
-             415: "body is not JSON", 422: "a field is missing, unknown, of the wrong type, out of range, or not "
-                                           "a legal FEN / move", 503: "a service the function needs refused"}
+             409: "not available in the resource's present state", 415: "body is not JSON",
+             422: "a field is missing, unknown, of the wrong type, out of range, or not a legal FEN / move",
+             429: "too many requests: API Gateway's throttle or the API key's daily quota (or its jobs a day)",
+             503: "busy or unavailable: the function's concurrency is used up (API Gateway's answer), or a "
+                  "service it needs refused; try again"}
     return {code: {"description": texts[code], "content": {"application/json": {"model": ErrorBody}}}
             for code in codes}
-
-
-# --- errors and limits ----------------------------------------------------------------------------
-
-
-class InputError(Exception):
-    """A request the API refuses: answered with `status` and the field at fault (or several)."""
-
-    def __init__(self, status, field, reason, more=()):
-        super().__init__(f"{field}: {reason}")
-        self.status, self.field, self.reason = status, field, reason
-        self.errors = [{"field": field, "reason": reason}, *more]
-
-
-def json_body_reader(max_bytes):
-    """A resolver's JSON body reader that applies a size limit before parsing."""
-
-    def read(text):
-        if text is None:
-            return None  # no body: validation answers "body: Field required"
-        size = len(text.encode("utf-8", "surrogatepass"))
-        if size > max_bytes:
-            raise InputError(413, "body", f"the body is {size} bytes; the limit is {max_bytes}")
-        return json.loads(text)
-
-    return read
-
-
-read_json_body = json_body_reader(MAX_BODY_BYTES)
-
-
-def budget_ms(movetime_ms, remaining_ms):
-    """The search deadline: the request's movetime, cut to what the Lambda has left less a margin."""
-    margin = int(os.environ.get("KIBITZ_SAFETY_MARGIN_MS", DEFAULT_SAFETY_MARGIN_MS))
-    return max(1, min(movetime_ms, remaining_ms - margin))
-
-
-def hash_size_mb(budget_ms=None):
-    """The transposition table for a search of budget_ms: KIBITZ_HASH_MB, or with "auto" a power of two
-    sized from the function's memory and cut to what the budget can fill (memory a search never writes
-    would only cost its first touch)."""
-    value = os.environ.get("KIBITZ_HASH_MB", "auto")
-    if value != "auto":
-        return int(value)
-    memory_mb = int(os.environ.get("AWS_LAMBDA_FUNCTION_MEMORY_SIZE", "1769"))
-    cap = 1 << (max(1, int(memory_mb * HASH_MB_PER_MB_MEMORY)).bit_length() - 1)
-    if budget_ms is None:
-        return cap
-    fill = max(1, -(-int(budget_ms) * HASH_KB_PER_MS // 1024))
-    return min(cap, 1 << (fill - 1).bit_length())
-
-
-# --- engine.result.Analysis -> Analysis -----------------------------------------------------------
-
-
-def score(s):
-    return Mate(mate=s.mate) if s.mate is not None else Cp(cp=s.cp)
-
-
-def answer(found, budget, hash_mb):
-    """engine.result.Analysis -> the API's Analysis, with SAN and White's view added."""
-    from engine.san import line_san
-
-    side = found.side_to_move
-    lines = [Line(multipv=line.multipv, score=score(line.score), score_white=score(line.score.for_white(side)),
-                  depth=line.depth, seldepth=line.seldepth, pv=list(line.pv), pv_san=line_san(found.fen, line.pv))
-             for line in found.lines]
-    pv_san = lines[0].pv_san if lines else []
-    if found.ponder and found.pv[1:2] != (found.ponder,):  # the ponder move came from the hash table
-        ponder_san = line_san(found.fen, [found.best_move, found.ponder])[1]
-    else:
-        ponder_san = pv_san[1] if found.ponder else None
-    result = None
-    if found.terminal == "checkmate":
-        result = "0-1" if side == "white" else "1-0"
-    elif found.terminal is not None:
-        result = "1/2-1/2"
-    return Analysis(
-        fen=found.fen, side_to_move=side, game_over=found.terminal, result=result, best_move=found.best_move,
-        best_move_san=pv_san[0] if pv_san else None, ponder=found.ponder, ponder_san=ponder_san,
-        score=score(found.score), score_white=score(found.score.for_white(side)), depth=found.depth,
-        seldepth=found.seldepth, nodes=found.nodes, nps=found.nps, time_ms=found.time_ms, budget_ms=budget,
-        hash_mb=hash_mb, hashfull=found.hashfull, pv=list(found.pv), pv_san=pv_san, lines=lines,
-        engine=EngineInfo(name=ENGINE_NAME, version=engine.__version__, backend=found.backend),
-    )

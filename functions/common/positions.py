@@ -1,7 +1,7 @@
 """A batch job's positions: read from a list (FEN strings or {id, fen, moves}), an EPD text or a PGN
 text, and every one checked before anything is queued.
 
-    positions, errors = read_positions(request)   # request: JobRequest (functions/common/jobs.py)
+    positions, errors = read_positions(request)   # request: JobRequest (functions/common/job_models.py)
 
 `errors` is a list of {"field", "reason"} naming each bad position the way the request wrote it:
 `positions[3].fen`, `positions[7].moves[2]`, `epd` with "line 12 (position 11): ...", `pgn` with
@@ -10,6 +10,7 @@ text, and every one checked before anything is queued.
 
 import dataclasses
 
+from engine import epd
 from engine.fen import FenError
 
 MAX_POSITIONS = 1000  # per job; documented in README.md
@@ -29,14 +30,11 @@ def check_position(fen, moves):
     from engine.board import Board, IllegalMoveError
 
     try:
-        board = Board(fen, capacity=max(512, len(moves) + 64))
+        Board.from_moves(fen, moves)
     except FenError as e:
         return "fen", str(e)
-    for i, text in enumerate(moves):
-        try:
-            board.push_uci(text)
-        except IllegalMoveError as e:
-            return f"moves[{i}]", str(e)
+    except IllegalMoveError as e:
+        return f"moves[{e.index}]", str(e)
     return None
 
 
@@ -58,16 +56,10 @@ def from_list(items):
 def from_epd(text):
     """Positions from EPD lines (blank lines and lines starting with # are skipped). id: the `id` opcode,
     else "line N"."""
-    from engine.fen import parse_epd
-
     positions, errors = [], []
-    index = 0
-    for n, line in enumerate(text.splitlines(), 1):
-        line = line.strip()
-        if not line or line.startswith("#"):
-            continue
+    for index, (n, line) in enumerate(epd.records(text)):
         try:
-            fen, ops = parse_epd(line)
+            fen, ops = epd.parse_epd(line)
             bad = check_position(fen, ())
         except FenError as e:
             bad = ("fen", str(e))
@@ -75,14 +67,13 @@ def from_epd(text):
             errors.append({"field": "epd", "reason": f"line {n} (position {index}): {bad[1]}"})
         else:
             positions.append(Position(index, ops.get("id") or f"line {n}", fen))
-        index += 1
     return positions, errors
 
 
 def from_pgn(text, limit=MAX_POSITIONS):
     """Every position of every game: the start and the position after each move of the main line.
     id: "G.P", game number (from 1) and ply (0 = before the first move)."""
-    from functions.common.pgn import PgnError, read_games
+    from engine.pgn import PgnError, read_games
 
     positions = []
     try:
@@ -106,7 +97,7 @@ def read_positions(request, limit=MAX_POSITIONS):
     if request.positions is not None:
         positions, errors = from_list(request.positions)
     elif request.epd is not None:
-        total = sum(1 for line in request.epd.splitlines() if line.strip() and not line.strip().startswith("#"))
+        total = sum(1 for _ in epd.records(request.epd))
         if total > limit:
             return [], [{"field": "epd", "reason": f"{total} positions; the limit is {limit} per job"}]
         if total == 0:

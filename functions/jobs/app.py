@@ -1,44 +1,35 @@
-"""JobsFunction: POST /jobs and GET /jobs/{job_id}, the batch analysis API behind API Gateway (REST).
+"""JobsFunction: POST /jobs, GET /jobs/{job_id} and GET /jobs/{job_id}/pgn, the batch analysis API
+behind API Gateway (REST).
 
 POST /jobs checks every position (a bad one answers 422 naming it, and nothing is queued), records
 the job in the results table, sends one message per position to the jobs queue (SendMessageBatch,
 10 a call) and answers 202 with the job id. BatchFunction does the analysis. GET /jobs/{job_id}
-answers the status, the counts and one page of results. functions/common/jobs.py does the work;
-this module is the HTTP adapter. A function of its own, so AnalyzeFunction's cold start carries
-neither boto3 nor the jobs code, and its IAM role reaches no table and no queue.
+answers the status, the counts and one page of results (and a finished review's summary per game);
+GET /jobs/{job_id}/pgn a finished review's annotated PGN. functions/common/job_submit.py, job_store.py
+and review_report.py do the work; this module is the HTTP adapter. A function of its own, so AnalyzeFunction's
+cold start carries neither boto3 nor the jobs code, and its IAM role reaches no table and no queue.
 
 Configuration (template.yaml): KIBITZ_JOBS_TABLE, KIBITZ_JOBS_QUEUE_URL, KIBITZ_RESULTS_TTL_DAYS,
 CORS_ORIGIN, POWERTOOLS_*.
 """
 
-import gc
+from functions.common import init_phase
 
-# No collections while init imports: it makes tens of thousands of objects and frees almost none (in
-# AnalyzeFunction the collector walked them for ~30 ms of a cold start). gc.freeze() at the end.
-gc.disable()
+init_phase.begin()  # no collections while the imports below make their objects (functions/common/init_phase.py)
 
 import os
-from typing import Annotated
 
 from aws_lambda_powertools import Logger, Metrics, Tracer
 from aws_lambda_powertools.event_handler.api_gateway import APIGatewayRestResolver, CORSConfig, Response
-from aws_lambda_powertools.event_handler.openapi.params import Body, Path, Query
-from aws_lambda_powertools.logging import correlation_paths
 from aws_lambda_powertools.metrics import MetricUnit
 from botocore.exceptions import BotoCoreError, ClientError
 
-from functions.common.http import install_error_handlers, not_a_proxy_event
-from functions.common.jobs import (
-    DEFAULT_PAGE,
-    MAX_JOB_BODY_BYTES,
-    MAX_PAGE,
-    JobAccepted,
-    JobRequest,
-    JobState,
-    Store,
-    submit,
-)
-from functions.common.models import InputError, error_responses, json_body_reader
+from functions.common.http import InputError, api_handler, install_error_handlers, json_body_reader
+from functions.common.job_models import MAX_JOB_BODY_BYTES
+from functions.common.job_routes import add_job_routes
+from functions.common.job_store import Store
+from functions.common.job_submit import submit
+from functions.common.review_report import annotated_pgn
 
 logger = Logger()
 tracer = Tracer()  # patches botocore: the SQS and DynamoDB calls show in X-Ray
@@ -48,44 +39,47 @@ app = APIGatewayRestResolver(
     cors=CORSConfig(allow_origin=os.environ.get("CORS_ORIGIN", "*"), max_age=600),
     json_body_deserializer=json_body_reader(MAX_JOB_BODY_BYTES),
 )
-
-
-@app.post("/jobs", summary="Submit positions for analysis", responses={
-    202: {"description": "queued", "content": {"application/json": {"model": JobAccepted}}},
-    **error_responses(400, 413, 415, 422, 503)})
-def create_job(request: Annotated[JobRequest, Body()]) -> Response[JobAccepted]:
-    content_type = app.current_event.headers.get("content-type", "")
-    if content_type.startswith(("application/x-www-form-urlencoded", "multipart/form-data")):
-        # Powertools reads form fields as the body: positions=x would pass for a list of one FEN
-        raise InputError(415, "body", f"send the body as JSON with Content-Type: application/json, not {content_type}")
-    accepted = submit(request)
-    metrics.add_metric("JobsSubmitted", MetricUnit.Count, 1)
-    metrics.add_metric("PositionsQueued", MetricUnit.Count, accepted.queued)
-    if accepted.not_queued:
-        metrics.add_metric("PositionsNotQueued", MetricUnit.Count, len(accepted.not_queued))
-    logger.info("job submitted", extra={"job_id": accepted.job_id, "total": accepted.total,
-                                        "queued": accepted.queued, "source": request.sources()[0]})
-    return Response(status_code=202, content_type="application/json", body=accepted,
-                    headers={"Location": accepted.url})
-
-
-@app.get("/jobs/<job_id>", summary="A job's status, counts and results (paginated)", responses={
-    200: {"description": "the job", "content": {"application/json": {"model": JobState}}},
-    **error_responses(404, 422)})
-def get_job(job_id: Annotated[str, Path(min_length=1, max_length=64)],
-            limit: Annotated[int, Query(ge=1, le=MAX_PAGE, description="results per page")] = DEFAULT_PAGE,
-            after: Annotated[int, Query(ge=-1, description="results with an index above this")] = -1) -> JobState:
-    unknown = sorted(set(app.current_event.query_string_parameters or {}) - {"limit", "after"})
-    if unknown:
-        raise InputError(422, unknown[0], "unknown query parameter; expected limit or after")
-    state = Store().state(job_id, after, limit)
-    metrics.add_metric("JobReads", MetricUnit.Count, 1)
-    if state is None:
-        raise InputError(404, "job_id", f"no job {job_id}: it was never submitted, or it expired")
-    return state
-
-
 error_response = install_error_handlers(app, logger, metrics)
+
+
+class Jobs:
+    """What the routes do (functions/common/job_routes.py declares them, for the docs too)."""
+
+    def create(self, request):
+        # With ApiKeyRequired, API Gateway names the caller's key here (a client cannot set it): jobs a key a day
+        accepted = submit(request, api_key_id=app.current_event.request_context.identity.api_key_id)
+        metrics.add_metric("JobsSubmitted", MetricUnit.Count, 1)
+        metrics.add_metric("PositionsQueued", MetricUnit.Count, accepted.queued)
+        if accepted.not_queued:
+            metrics.add_metric("PositionsNotQueued", MetricUnit.Count, len(accepted.not_queued))
+        logger.info("job submitted", extra={"job_id": accepted.job_id, "total": accepted.total,
+                                            "queued": accepted.queued, "source": request.sources()[0]})
+        return Response(status_code=202, content_type="application/json", body=accepted,
+                        headers={"Location": accepted.url})
+
+    def state(self, job_id, after, limit):
+        state = Store().state(job_id, after, limit)
+        metrics.add_metric("JobReads", MetricUnit.Count, 1)
+        if state is None:
+            raise InputError(404, "job_id", f"no job {job_id}: it was never submitted, or it expired")
+        return state
+
+    def pgn(self, job_id):
+        store = Store()
+        job = store.job(job_id)
+        if job is None:
+            raise InputError(404, "job_id", f"no job {job_id}: it was never submitted, or it expired")
+        if job["games"] is None:
+            raise InputError(409, "job_id", f"job {job_id} is not a review: submit the games as pgn with review: true")
+        if job["status"] not in ("done", "done-with-failures"):
+            raise InputError(409, "job_id", f"job {job_id} is {job['status']}: {job['done'] + job['failed']} of "
+                                            f"{job['total']} positions finished; GET /jobs/{job_id} for progress")
+        text = annotated_pgn(job, store.all_results(job_id))
+        metrics.add_metric("ReviewsRead", MetricUnit.Count, 1)
+        return Response(status_code=200, content_type="text/plain; charset=utf-8", body=text)
+
+
+add_job_routes(app, Jobs())
 
 
 @app.exception_handler((BotoCoreError, ClientError))
@@ -96,17 +90,9 @@ def aws_unavailable(e):
                                                         "(quote the request id to report it)"}])
 
 
-@logger.inject_lambda_context(correlation_id_path=correlation_paths.API_GATEWAY_REST)
-@tracer.capture_lambda_handler
-@metrics.log_metrics(capture_cold_start_metric=True)
+@api_handler(logger, tracer, metrics)
 def lambda_handler(event, context):
-    if (rejected := not_a_proxy_event(event, context)) is not None:
-        return rejected
     return app.resolve(event, context)
 
 
-# Everything the init phase made (Powertools, pydantic's schemas, the engine's tables) lives as long as
-# the container: out of the collector's sight, a full collection in a request no longer walks it all
-# (a 150 ms outlier in 600 warm requests before, none after). Then the collector is back on.
-gc.freeze()
-gc.enable()
+init_phase.end()

@@ -1,0 +1,74 @@
+"""The analysis cache's key: a canonical string of everything about a position that can change what
+a search of it answers, and nothing else, so that the same position asked twice (a game's opening,
+a puzzle) finds the same entry.
+
+    key(Board.from_moves(STARTPOS, ["e2e4", "c7c5"]))
+    # '0.1.0/4889918/<zobrist> rnbqkbnr/pp1ppppp/8/2p5/4P3/8/PPPP1PPP/RNBQKBNR w KQkq -'
+    # (no en-passant square: no white pawn can take on c6; no history: the last move was a pawn's)
+
+What is in it, and why:
+  - the engine: its version, its bench signature (any change to search or evaluation changes it) and
+    the start position's Zobrist key (the history digest below is made of Zobrist keys), so an entry
+    another engine wrote is never read;
+  - the pieces, the side to move and the castling rights, as FEN writes them;
+  - the en-passant square only when an en-passant capture is legal (as Board.fen() writes it): a
+    square no pawn can take on changes no move and no answer;
+  - the halfmove clock, from CLOCK_IN_KEY_FROM (50) on. The clock matters to a search only through
+    the fifty-move rule, which a line of `seldepth` plies from a position with clock c reaches when
+    c + seldepth >= 100. Below 50 the key leaves the clock out, and the cache keeps and serves only
+    analyses that cannot have reached the rule: clock_safe(clock, seldepth);
+  - the repetition history: the search scores a return to any earlier position since the last
+    irreversible move as a draw, game history included, so the Zobrist keys of the positions within
+    the halfmove clock (at most `clock` plies back) are digested into the key. A position with no
+    such history (clock 0, or given as a bare FEN) has no digest.
+
+The fullmove number changes nothing and is left out. Positions the rules end (mate, stalemate, a
+claimable draw) are answered without a search and never reach the cache.
+"""
+
+import hashlib
+
+import numpy as np
+
+CLOCK_IN_KEY_FROM = 50
+FIFTY_MOVE_PLIES = 100
+
+
+def engine_id():
+    """Version / bench signature / Zobrist fingerprint of this engine."""
+    global _ENGINE_ID
+    if _ENGINE_ID is None:
+        from engine import __version__
+        from engine.bench import SIGNATURE
+        from engine.board import Board
+
+        _ENGINE_ID = f"{__version__}/{SIGNATURE}/{Board().key & 0xFFFFFFFF:08x}"
+    return _ENGINE_ID
+
+
+_ENGINE_ID = None
+
+
+def history_keys(board):
+    """Zobrist keys of the earlier positions a search could return to: those within the halfmove clock."""
+    back = min(board.halfmove_clock, board.ply)
+    return board.keys[board.ply - back:board.ply]
+
+
+def key(board):
+    """The cache key of an engine.board.Board (with its game history)."""
+    board_field, side, castling, ep = board.fen().split()[:4]
+    parts = [engine_id(), board_field, side, castling, ep]
+    if board.halfmove_clock >= CLOCK_IN_KEY_FROM:
+        parts.append(f"h{board.halfmove_clock}")
+    history = history_keys(board)
+    if len(history):
+        parts.append("r" + hashlib.blake2b(np.ascontiguousarray(history, np.uint64).tobytes(),
+                                           digest_size=8).hexdigest())
+    return " ".join(parts)
+
+
+def clock_safe(clock, seldepth):
+    """Whether an analysis of `seldepth` plies is the same whatever the halfmove clock below 50: true when
+    the clock is in the key, or when no line it searched could have reached the fifty-move rule."""
+    return clock >= CLOCK_IN_KEY_FROM or clock + seldepth < FIFTY_MOVE_PLIES

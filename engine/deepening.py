@@ -1,0 +1,211 @@
+"""Iterative deepening: what engine.analyse() runs once the engine is loaded.
+
+One compiled call per depth (engine/core/search.py searches the tree); between iterations this loop
+reads the lines (engine/readout.py), reports them, and decides whether to go deeper
+(engine/time_manager.py says how long). Every call gets fresh history and a transposition table
+that is fresh to it (engine/tt_pool.py).
+
+Lazy SMP: with threads > 1, helper threads search the same position at the same time, each with its
+own board, history, killers and accumulators, sharing only the transposition table (lock-free: a torn
+entry reads as empty, engine/core/transposition.py). What they store steers the main thread to its
+cut-offs sooner. Helpers start at staggered depths (odd ones a ply deeper) so that they do not all
+walk the same tree in step; they are Python threads calling the compiled search, which releases the
+GIL. The main thread decides when to stop (time, depth, nodes, `stop`) and stops them; the answer is
+the deepest iteration any thread completed. At threads=1 nothing of this runs, and a search to a
+fixed depth or node count is deterministic.
+"""
+
+import threading
+import time
+
+import numpy as np
+
+from engine import game_over, limits, native, readout, time_manager, tt_pool
+from engine.board import Board
+from engine.fen import STARTPOS
+from engine.layout import (
+    ACC_SIZE,
+    C_ABORTED,
+    C_DEADLINE,
+    C_DEPTH,
+    C_LINES,
+    C_MULTIPV,
+    C_NODE_LIMIT,
+    C_NODES,
+    C_PARTIAL,
+    C_ROOT_PLY,
+    C_STOP,
+    C_TT_EPOCH,
+    C_TT_MASK,
+    C_TT_SALT,
+    CONT_SIZE,
+    N_CTL,
+    S_LMR,
+    S_PARAMS,
+    S_SIZE,
+)
+from engine.params import DEFAULTS, INDEX
+
+
+def run(fen=STARTPOS, moves=(), movetime_ms=None, depth=None, nodes=None, multipv=1,
+        hash_mb=limits.DEFAULT_HASH_MB, *, wtime=None, btime=None, winc=0, binc=0, movestogo=None,
+        infinite=False, stop=None, on_info=None, claim_draws=True, params=None, board=None, started_ns=None,
+        threads=1):
+    """engine.analyse(), which documents the arguments."""
+    started = time.monotonic_ns() if started_ns is None else started_ns
+    limits.check(movetime_ms, depth, nodes, multipv, hash_mb, wtime, btime, winc, binc, movestogo, infinite, stop,
+                 threads)
+    board = board.copy() if board is not None else Board.from_moves(fen, moves)
+    side = "white" if board.side == 0 else "black"
+    reason = game_over.reason(board, claim_draws)
+    if reason is not None:
+        return readout.game_over(board, side, reason, started)
+
+    budget = time_manager.budget(board.side, movetime_ms, wtime, btime, winc, binc, movestogo)
+    buckets = tt_pool.buckets(hash_mb)
+    table, used, epoch, salt = tt_pool.acquire(buckets)
+    try:
+        tt = table[:buckets * 4]
+        main = Searcher(board, params, control(board, buckets, epoch, salt, nodes, multipv, budget, started))
+        helpers = [Searcher(board.copy(), params, control(board, buckets, epoch, salt, None, 1, budget, started))
+                   for _ in range(threads - 1)]
+        if stop is not None:
+            for s in [main] + helpers:
+                stop.attach(s.ctl)
+        try:
+            return _deepen(main, helpers, side, started, budget, tt, depth, nodes, infinite, stop, on_info)
+        finally:
+            _recycle([main] + helpers)
+    finally:
+        tt_pool.release(table, used)
+
+
+class Searcher:
+    """One thread's search: its own board copy, scratch array S, control array ctl and accumulators."""
+
+    def __init__(self, board, params, ctl):
+        self.board, self.ctl = board, ctl
+        # S: histories, killers, move lists, PV, parameters; acc: the net's accumulators, a row pair per ply
+        self.S, self.acc, self.cont = _arrays()
+        scratch(params, self.S)
+        self.best = None  # the Analysis of its deepest completed iteration (helpers)
+
+    def iterate(self, depth, tt):
+        """Search one depth; True when it completed (not cut short by time, nodes or stop)."""
+        self.ctl[C_DEPTH] = depth
+        native.core.search_depth(native.TABLES, *self.board.arrays, tt, self.S, self.ctl, native.NET, self.acc,
+                                 self.cont)
+        return not (self.ctl[C_ABORTED] or self.ctl[C_LINES] == 0)
+
+    def help(self, first_depth, max_depth, tt, started, side):
+        """A helper's iterative deepening, until it runs out of depth or the main thread stops it."""
+        for d in range(first_depth, max_depth + 1):
+            if not self.iterate(d, tt):
+                return
+            self.best = readout.iteration(self.board, self.S, self.ctl, tt, d, started, side)
+
+
+_spares = []  # (S, acc, cont) arrays of finished searches, zeroed again for the next one
+_spares_lock = threading.Lock()
+
+
+def _arrays():
+    """A searcher's scratch, accumulator and continuation-history arrays, all zero. Kept from search to
+    search, as the table is: a first touch of fresh memory costs ~2.6 ms a MB here, and these hold
+    ~2 MB; zeroing warm memory costs a tenth of that."""
+    with _spares_lock:
+        spare = _spares.pop() if _spares else None
+    if spare is None:
+        return np.zeros(S_SIZE, np.int32), np.zeros(ACC_SIZE, np.int16), np.zeros(CONT_SIZE, np.int16)
+    for a in spare:
+        a.fill(0)
+    return spare
+
+
+def _recycle(searchers):
+    with _spares_lock:
+        _spares.extend((s.S, s.acc, s.cont) for s in searchers)
+        del _spares[8:]
+
+
+def scratch(params=None, S=None):
+    """The search's scratch array S (zeroed, or a new one), with the parameters (defaults, then
+    `params`) and the late-move reduction table made from them."""
+    if S is None:
+        S = np.zeros(S_SIZE, np.int32)
+    S[S_PARAMS:S_PARAMS + len(DEFAULTS)] = DEFAULTS
+    for name, value in (params or {}).items():
+        S[S_PARAMS + INDEX[name]] = value
+    S[S_LMR:S_LMR + 64 * 64] = lmr_table(S[S_PARAMS + INDEX["LmrBase"]], S[S_PARAMS + INDEX["LmrDivisor"]]).ravel()
+    return S
+
+
+def lmr_table(base, divisor):
+    """Late-move reductions by [depth][move number]: (base + 100 ln d ln m / (divisor / 100)) / 100 plies."""
+    d = np.log(np.maximum(np.arange(64), 1))
+    table = (base + 100 * np.outer(d, d) * 100 / divisor) / 100
+    return table.astype(np.int32)
+
+
+def control(board, buckets, epoch, salt, nodes, multipv, budget, started):
+    """The search's control array ctl: the table, the limits, the deadline (engine.layout C_*)."""
+    ctl = np.zeros(N_CTL, np.int64)
+    ctl[C_TT_MASK] = buckets - 1
+    ctl[C_TT_EPOCH] = epoch
+    ctl[C_TT_SALT] = salt
+    ctl[C_NODE_LIMIT] = nodes or 0
+    ctl[C_ROOT_PLY] = board.ply
+    ctl[C_MULTIPV] = min(multipv, len(board.legal_moves()))
+    if budget.hard_ms is not None:
+        ctl[C_DEADLINE] = started + int(budget.hard_ms * 1e6)
+    return ctl
+
+
+def _deepen(main, helpers, side, started, budget, tt, depth, nodes, infinite, stop, on_info):
+    max_depth = min(depth or limits.MAX_DEPTH, limits.MAX_DEPTH)
+    workers = [threading.Thread(target=h.help, args=(1 + (i + 1) % 2, max_depth, tt, started, side), daemon=True)
+               for i, h in enumerate(helpers)]
+    for w in workers:
+        w.start()
+    result = None
+    ctl = main.ctl
+    try:
+        for d in range(1, max_depth + 1):
+            if not main.iterate(d, tt):
+                if ctl[C_ABORTED] and ctl[C_PARTIAL] and ctl[C_MULTIPV] == 1:
+                    result = readout.cut_short(main.S, ctl, d, result)
+                break
+            result = readout.iteration(main.board, main.S, ctl, tt, d, started, side)
+            if on_info is not None:
+                on_info(result)
+            elapsed_ms = (time.monotonic_ns() - started) / 1e6
+            if stop is not None and stop.is_set():
+                break
+            if budget.soft_ms is not None and elapsed_ms >= budget.soft_ms:
+                break
+            if not infinite and budget.hard_ms is not None and _mate_settled(result, d):
+                break
+            if nodes and ctl[C_NODES] >= nodes:
+                break
+        # An infinite search that ran out of depth still waits for `stop`, as UCI requires.
+        if infinite and stop is not None:
+            while not stop.is_set():
+                time.sleep(0.001)
+    finally:
+        for h in helpers:
+            h.ctl[C_STOP] = 1
+        for w in workers:
+            w.join()
+    total = int(ctl[C_NODES]) + sum(int(h.ctl[C_NODES]) for h in helpers)
+    if ctl[C_MULTIPV] == 1:
+        # The deepest completed iteration of any thread; the main thread's when depths tie.
+        for h in helpers:
+            if h.best is not None and h.best.depth > result.depth:
+                result = h.best
+    return readout.final(result, main.board, ctl, tt, started, total)
+
+
+def _mate_settled(result, depth):
+    """A mate found this deep will not change: no point searching on against the clock."""
+    m = result.score.mate
+    return m is not None and depth >= 2 * abs(m) + 4

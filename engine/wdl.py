@@ -1,0 +1,85 @@
+"""Win, draw and loss: how likely each outcome is, from the side to move's score and the material left.
+
+    wdl(Score(cp=80), material("r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3"))
+    # -> (win, draw, loss) in permille, from the side to move; they sum to 1000
+
+The model is Stockfish's: with s the score in centipawns from the side to move and m the material
+on the board (P=1, N=B=3, R=5, Q=9, both sides, clamped to MATERIAL_RANGE),
+
+    win  = 1 / (1 + exp((a(m) - s) / b(m)))
+    loss = 1 / (1 + exp((a(m) + s) / b(m)))
+    draw = 1 - win - loss
+
+a(m) is the score at which a win is as likely as not, b(m) how fast it gets likelier; both are cubic
+polynomials of x = m / MATERIAL_NORM. Mate scores are certain: 1000/0/0 for the side that mates,
+0/0/1000 for the side mated. Plain Python: no compiled core needed.
+
+The constants are fitted by maximum likelihood to Kibitz's own self-play games (the search's score
+of each recorded position against the game's result): `python -m training wdl --data DIR --write`
+(training/wdl.py) rewrites the FITTED block below and reports the held-back log-loss. They belong to
+the evaluation's score scale: when the evaluation changes, refit on games it played.
+"""
+
+import math
+
+MATERIAL_RANGE = (17, 78)  # below 17 or above 78 the fit has too few positions to say more
+MATERIAL_NORM = 58
+PIECE_VALUES = {"p": 1, "n": 3, "b": 3, "r": 5, "q": 9}
+
+# The constants now in force: /work/data/gen1, games of the hand-written evaluation at 5000 nodes a move
+# (commit d9a446a), ~690k positions; docs/benchmarks.md "WDL model" has the report.
+# BEGIN FITTED (python -m training wdl --write; do not edit by hand)
+# Fitted on /work/data/gen1: python -m training wdl --data ... --write. Coefficients of x^3, x^2, x, 1.
+A = (-1562.118, 4454.593, -4068.371, 1289.575)
+B = (-1101.854, 2987.574, -2455.533, 757.061)
+# END FITTED
+
+
+def material(fen):
+    """P=1, N=B=3, R=5, Q=9 of both sides, counted from a FEN's board field."""
+    return sum(PIECE_VALUES.get(c, 0) for c in fen.split(None, 1)[0].lower())
+
+
+def params(m, a=A, b=B):
+    """(a, b) of the model for material m (clamped to MATERIAL_RANGE)."""
+    x = min(max(m, MATERIAL_RANGE[0]), MATERIAL_RANGE[1]) / MATERIAL_NORM
+    return (((a[0] * x + a[1]) * x + a[2]) * x + a[3]), (((b[0] * x + b[1]) * x + b[2]) * x + b[3])
+
+
+def _logistic(z):
+    return 1 / (1 + math.exp(-z)) if z > -700 else 0.0
+
+
+def probabilities(cp, m):
+    """(win, draw, loss) as floats for a centipawn score from the side to move."""
+    a, b = params(m)
+    win = _logistic((cp - a) / b)
+    loss = _logistic((-cp - a) / b)
+    return win, max(0.0, 1 - win - loss), loss
+
+
+def wdl(score, m):
+    """(win, draw, loss) permille from the side to move, summing to 1000. score: engine.result.Score."""
+    if score.mate is not None:
+        return (1000, 0, 0) if score.mate > 0 else (0, 0, 1000)
+    win, _, loss = probabilities(score.cp, m)
+    w, lo = round(1000 * win), round(1000 * loss)
+    return w, 1000 - w - lo, lo
+
+
+def of_analysis(found):
+    """(win, draw, loss) permille from the side to move for an engine.result.Analysis: a finished game is
+    certain (checkmate: lost; the draws: drawn)."""
+    if found.terminal is not None:
+        return (0, 0, 1000) if found.terminal == "checkmate" else (0, 1000, 0)
+    return wdl(found.score, material(found.fen))
+
+
+def expected(win, draw, loss):
+    """The expected score in percent (a win 100, a draw 50) of a (win, draw, loss) in permille."""
+    return (win + draw / 2) / 10
+
+
+def win_chance_white(win, draw, loss, side_to_move):
+    """White's expected score in percent, 0..100 (50: even), from a (win, draw, loss) of the side to move."""
+    return expected(win, draw, loss) if side_to_move == "white" else expected(loss, draw, win)

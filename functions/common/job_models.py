@@ -1,0 +1,187 @@
+"""The jobs API's models: the request of POST /jobs, and the answers of POST /jobs and GET /jobs/{job_id}.
+
+The positions a request names are read and checked by functions/common/positions.py; a finished
+position's result holds the same AnalysisAnswer that POST /analyze answers (functions/common/models.py).
+"""
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator, model_validator
+
+from functions.common.models import (
+    AnalysisAnswer,
+    CacheMode,
+    SearchLimits,
+    cache_field,
+    capped_movetime,
+    depth_field,
+    fen_field,
+    moves_field,
+    movetime_field,
+    multipv_field,
+    nodes_field,
+    split_moves,
+    threads_field,
+)
+from functions.common.positions import MAX_POSITIONS
+
+MAX_JOB_BODY_BYTES = 1024 * 1024
+MAX_ID_CHARS = 100
+DEFAULT_PAGE = 100
+MAX_PAGE = 200
+
+Status = Literal["queued", "running", "done", "done-with-failures"]
+
+
+# --- the request (POST /jobs) ---------------------------------------------------------------------
+
+
+class PositionIn(BaseModel):
+    """One position of a job: a FEN string, or an object with a FEN and moves played from it."""
+
+    model_config = ConfigDict(extra="forbid", strict=True,
+                              json_schema_extra={"description": "or just the FEN, as a string"})
+
+    id: str | None = Field(None, min_length=1, max_length=MAX_ID_CHARS,
+                           description="your name for it, returned with its result (default: its index)")
+    fen: str = fen_field()
+    moves: list[str] = moves_field()
+    _bare: bool = PrivateAttr(False)  # given as a FEN string
+
+    @model_validator(mode="wrap")
+    @classmethod
+    def _from_fen(cls, value, handler):
+        """A plain string is the FEN. (Not a `str | PositionIn` union: its errors would name both branches.)"""
+        if isinstance(value, str):
+            item = handler({"fen": value})
+            item._bare = True
+            return item
+        if not isinstance(value, dict | PositionIn):
+            raise ValueError("expected a FEN string or an object {id, fen, moves}")
+        return handler(value)
+
+    @field_validator("moves", mode="before")
+    @classmethod
+    def _split_moves(cls, value):
+        return split_moves(value)
+
+
+class JobRequest(BaseModel):
+    """POST /jobs: the positions (exactly one of `positions`, `epd`, `pgn`) and the analysis options."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+    positions: list[PositionIn] | None = Field(
+        None, min_length=1, max_length=MAX_POSITIONS,
+        description="FEN strings, or {id, fen, moves} objects", examples=[["8/8/8/8/8/5k2/8/4K2R w K - 0 1"]])
+    epd: str | None = Field(None, min_length=1, description="EPD text, one position a line (`id` opcode kept)")
+    pgn: str | None = Field(None, min_length=1, description="PGN text: every position of every game is analysed")
+    movetime_ms: int = movetime_field()
+    depth: int | None = depth_field()
+    nodes: int | None = nodes_field()
+    multipv: int = multipv_field()
+    threads: int | None = threads_field()
+    cache: CacheMode = cache_field()
+    review: bool = Field(False, description="with `pgn`: review the games (GET /jobs/{job_id}/pgn answers them "
+                                            "annotated, GET /jobs/{job_id} a summary per game)")
+
+    @field_validator("movetime_ms")
+    @classmethod
+    def _capped(cls, value):
+        return capped_movetime(value)
+
+    def limits(self):
+        return SearchLimits(movetime_ms=self.movetime_ms, depth=self.depth, nodes=self.nodes, multipv=self.multipv,
+                            threads=self.threads, cache=self.cache)
+
+    def sources(self):
+        return [name for name in ("positions", "epd", "pgn") if getattr(self, name) is not None]
+
+
+# --- answers --------------------------------------------------------------------------------------
+
+
+class NotQueued(BaseModel):
+    index: int
+    reason: str
+
+
+class JobAccepted(BaseModel):
+    job_id: str
+    status: Status
+    total: int = Field(description="positions in the job")
+    queued: int = Field(description="positions sent to the queue")
+    not_queued: list[NotQueued] = Field(description="positions the queue refused; they are recorded as failed")
+    url: str = Field(description="GET it for the status and the results")
+
+
+class JobResult(BaseModel):
+    index: int = Field(description="the position's place in the request, from 0")
+    id: str
+    status: Literal["done", "failed"]
+    fen: str = Field(description="the FEN as submitted (the position analysed is analysis.fen, after the moves)")
+    analysis: AnalysisAnswer | None = Field(description="as POST /analyze answers it; null when failed")
+    error: str | None = Field(description="why the position could not be analysed; null when done")
+
+
+class SideAccuracy(BaseModel):
+    white: float | None = Field(description="null when none of the side's moves could be judged")
+    black: float | None
+
+
+class SideAcpl(BaseModel):
+    white: int | None
+    black: int | None
+
+
+class Judgements(BaseModel):
+    inaccuracy: int = Field(description="moves that gave away 5 to 10 points of expected score (?!)")
+    mistake: int = Field(description="10 to 15 points (?)")
+    blunder: int = Field(description="15 points or more (??)")
+
+
+class FlaggedMove(BaseModel):
+    ply: int = Field(description="from 0, the game's first move")
+    move: str = Field(description="numbered SAN, e.g. 6... Nf6")
+    judgement: Literal["inaccuracy", "mistake", "blunder"]
+    best: str | None = Field(description="the search's move in SAN")
+
+
+class GameSummary(BaseModel):
+    """A reviewed game: engine/review.py's figures (README: Game review)."""
+
+    game: int = Field(description="the game's number in the PGN, from 1")
+    white: str
+    black: str
+    result: str
+    plies: int
+    judged: int = Field(description="moves judged (both positions around them analysed)")
+    accuracy: SideAccuracy = Field(description="percent, Lichess's formula over the WDL model's expected score")
+    acpl: SideAcpl = Field(description="average centipawn loss")
+    judgements: dict[Literal["white", "black"], Judgements]
+    flagged: list[FlaggedMove] = Field(description="the inaccuracies, mistakes and blunders, in order")
+    win_chances: list[float | None] = Field(description="White's expected score (percent) in each position, from "
+                                                        "the start; null where the analysis failed")
+
+
+class JobState(BaseModel):
+    job_id: str
+    status: Status
+    total: int
+    done: int
+    failed: int
+    created_at: str
+    started_at: str | None
+    updated_at: str | None
+    options: SearchLimits
+    review: bool = Field(description="submitted with review: true")
+    games: list[GameSummary] | None = Field(description="a review's summary per game, once every position is "
+                                                        "finished; else null")
+    results: list[JobResult] = Field(description="finished positions in index order, one page")
+    next_after: int | None = Field(description="more results may follow: GET again with ?after=<this>")
+
+
+def job_status(total, done, failed, started):
+    if done + failed >= total:
+        return "done" if failed == 0 else "done-with-failures"
+    return "running" if started or done or failed else "queued"

@@ -1,0 +1,253 @@
+// The page: wires the game, the board, the analysis panel and the move list to the buttons, the forms
+// and the keyboard. When everything is ready it enables Analyse and sets the "kibitz-interactive"
+// performance mark (benchmarks/page.py measures the time to it).
+
+import {analyse} from "./api.js"
+import {AnalysisView, renderErrors} from "./analysis_view.js"
+import {Board} from "./board.js"
+import {EvalBar} from "./evalbar.js"
+import {duration} from "./format.js"
+import {Game} from "./game.js"
+import {MoveList} from "./movelist.js"
+
+const THINK_TIMES_MS = [100, 200, 300, 500, 1000, 2000, 3000, 5000, 10000]
+const PLAY_STEP_MS = 400 // between the moves of a line played out on the board
+const MAX_PGN_BYTES = 1024 * 1024
+
+const $ = (id) => document.getElementById(id)
+const game = new Game()
+const evalbar = new EvalBar($("evalbar"))
+const view = new AnalysisView(playLine)
+const moveList = new MoveList($("movelist"), $("movelist-hint"), $("game-title"), (ply) => goTo(ply))
+const board = new Board($("board"), game, {onMove: moved, onRefused: refused})
+
+let running = null // the AbortController of the analysis under way
+let version = 0 // bumped by every change of position: an answer for an older one is dropped
+let playback = null // the timer of a line being played out
+
+// --- position ----------------------------------------------------------------------------------
+
+function positionChanged({animated = true, note = ""} = {}) {
+  version += 1
+  cancelAnalysis()
+  board.show(animated)
+  evalbar.clear()
+  view.stale()
+  moveList.render(game)
+  $("fen").value = game.fen
+  $("fen-error").hidden = true
+  $("undo").disabled = game.ply === 0
+  $("first").disabled = $("prev").disabled = game.ply === 0
+  $("last").disabled = $("next").disabled = game.ply === game.moves.length
+  showStatus(note)
+}
+
+function showStatus(note = "", warning = false) {
+  const status = $("status")
+  const outcome = game.outcome()
+  const side = game.turn() === "w" ? "White" : "Black"
+  status.textContent = note || outcome || `${side} to move`
+  status.classList.toggle("warning", warning)
+}
+
+function goTo(ply) {
+  stopPlayback()
+  if (game.goTo(ply)) positionChanged()
+}
+
+function step(delta) {
+  stopPlayback()
+  if (game.goTo(game.ply + delta)) positionChanged()
+}
+
+function moved(move) {
+  stopPlayback()
+  positionChanged({animated: false})
+}
+
+function refused(from, to) {
+  showStatus(`${from}–${to} is not a legal move here`, true)
+}
+
+// --- analysis ----------------------------------------------------------------------------------
+
+function settings() {
+  const movetime = THINK_TIMES_MS[Number($("movetime").value)] || 1000
+  const multipv = Number(document.querySelector("input[name=multipv]:checked").value) || 1
+  return {movetime, multipv}
+}
+
+async function runAnalysis() {
+  stopPlayback()
+  cancelAnalysis()
+  const {movetime, multipv} = settings()
+  const controller = new AbortController()
+  const asked = version
+  running = controller
+  setAnalysing(true, movetime)
+  const result = await analyse({fen: game.startFen, moves: game.uciMoves(), movetime_ms: movetime, multipv},
+    controller.signal)
+  if (running !== controller) return // cancelled, or another analysis replaced it
+  running = null
+  setAnalysing(false)
+  if (asked !== version) return
+  if (!result.ok) {
+    view.error(result)
+    return
+  }
+  const answer = result.answer
+  view.show(answer)
+  evalbar.show(answer)
+  board.showArrows((answer.lines || []).map((line, i) => ({uci: line.pv[0], best: i === 0})))
+}
+
+function cancelAnalysis() {
+  if (!running) return
+  running.abort()
+  running = null
+  setAnalysing(false)
+}
+
+function setAnalysing(on, movetime = 0) {
+  const button = $("analyse")
+  button.disabled = on
+  button.classList.toggle("working", on)
+  button.textContent = on ? "Analysing…" : "Analyse"
+  if (on) view.busy(movetime)
+  else view.idle()
+}
+
+// Plays the first `count` moves of a line (UCI) from the position shown, one at a time.
+function playLine(pv, count) {
+  stopPlayback()
+  const moves = pv.slice(0, count)
+  const next = () => {
+    playback = null
+    const uci = moves.shift()
+    if (!uci || !game.play(uci)) return
+    positionChanged()
+    if (moves.length) playback = setTimeout(next, PLAY_STEP_MS)
+  }
+  next()
+}
+
+function stopPlayback() {
+  if (playback) clearTimeout(playback)
+  playback = null
+}
+
+// --- set-up: FEN, PGN, buttons -----------------------------------------------------------------
+
+// The API is the judge of a FEN: a one-ply search either accepts it or says which field is wrong.
+async function setFen() {
+  const fen = $("fen").value.trim().replace(/\s+/g, " ")
+  const errorBox = $("fen-error")
+  errorBox.hidden = true
+  if (!fen) return renderErrors(errorBox, {message: "Paste a FEN first."})
+  stopPlayback()
+  $("set-fen").disabled = true
+  const result = await analyse({fen, movetime_ms: 1, depth: 1})
+  $("set-fen").disabled = false
+  if (!result.ok) return renderErrors(errorBox, result, "The API refused this FEN. ")
+  const problem = game.loadFen(result.answer.fen)
+  if (problem) return renderErrors(errorBox, {message: `The API accepts this position, but the board cannot show it: ${problem}`})
+  positionChanged({animated: false, note: "Position set from FEN"})
+}
+
+function loadPgn(text) {
+  const errorBox = $("pgn-error")
+  errorBox.hidden = true
+  if (!text.trim()) return renderErrors(errorBox, {message: "Paste a game in PGN first."})
+  stopPlayback()
+  const problem = game.loadPgn(text)
+  if (problem) return renderErrors(errorBox, {message: `Could not read this PGN: ${problem}`})
+  const count = game.moves.length
+  positionChanged({animated: false, note: `Game loaded: ${count} move${count === 1 ? "" : "s"}. Step through it with → and ←.`})
+}
+
+async function openFile(file) {
+  if (!file) return
+  if (file.size > MAX_PGN_BYTES) {
+    return renderErrors($("pgn-error"), {message: `${file.name} is ${Math.round(file.size / 1024)} KB; at most 1 MB.`})
+  }
+  try {
+    $("pgn").value = await file.text()
+  } catch (e) {
+    return renderErrors($("pgn-error"), {message: `Could not read ${file.name}: ${(e && e.message) || e}`})
+  }
+  loadPgn($("pgn").value)
+}
+
+async function flip() {
+  await board.flip()
+  evalbar.setFlipped(board.orientation === "b")
+}
+
+function undo() {
+  stopPlayback()
+  if (game.undo()) positionChanged({animated: false})
+}
+
+function reset() {
+  stopPlayback()
+  game.reset()
+  $("pgn-error").hidden = true
+  positionChanged({animated: false})
+}
+
+// --- wiring ------------------------------------------------------------------------------------
+
+const KEYS = {
+  ArrowLeft: () => step(-1), ArrowRight: () => step(1), ArrowUp: () => goTo(0), Home: () => goTo(0),
+  ArrowDown: () => goTo(game.moves.length), End: () => goTo(game.moves.length), Backspace: undo,
+  f: flip, a: () => { if (!$("analyse").disabled) runAnalysis() },
+}
+
+function onKey(event) {
+  if (event.defaultPrevented || event.altKey || event.ctrlKey || event.metaKey) return
+  if (event.target.closest("input, textarea, select, [contenteditable]")) return
+  if (board.board.isPromotionDialogShown && board.board.isPromotionDialogShown()) return
+  const action = KEYS[event.key]
+  if (!action) return
+  event.preventDefault()
+  action()
+}
+
+function showThinkTime() {
+  $("movetime-value").textContent = duration(settings().movetime)
+}
+
+function wire() {
+  $("controls").addEventListener("submit", (event) => {
+    event.preventDefault()
+    runAnalysis()
+  })
+  $("fen-form").addEventListener("submit", (event) => {
+    event.preventDefault()
+    setFen()
+  })
+  $("pgn-form").addEventListener("submit", (event) => {
+    event.preventDefault()
+    loadPgn($("pgn").value)
+  })
+  $("pgn-file").addEventListener("change", (event) => {
+    openFile(event.target.files[0])
+    event.target.value = ""
+  })
+  $("movetime").addEventListener("input", showThinkTime)
+  $("first").addEventListener("click", () => goTo(0))
+  $("prev").addEventListener("click", () => step(-1))
+  $("next").addEventListener("click", () => step(1))
+  $("last").addEventListener("click", () => goTo(game.moves.length))
+  $("undo").addEventListener("click", undo)
+  $("flip").addEventListener("click", flip)
+  $("reset").addEventListener("click", reset)
+  document.addEventListener("keydown", onKey)
+}
+
+wire()
+showThinkTime()
+positionChanged({animated: false})
+$("analyse").disabled = false
+document.documentElement.dataset.ready = "true"
+performance.mark("kibitz-interactive")

@@ -1,0 +1,375 @@
+"""`kibitz batch`: submit a file of positions as a job, and collect its results.
+
+    kibitz batch submit FILE [--movetime-ms N] [--depth N] [--nodes N] [--multipv N]
+                             [--url API | --queue-url Q --table T] [--wait] [--format F]
+    kibitz batch results JOB_ID [--wait] [--format jsonl|csv|epd] [--output FILE] [--url API | --table T]
+
+FILE: .epd (one position a line, `id` opcodes kept), .pgn (every position of every game), .txt (one
+FEN a line, optionally followed by `moves` and UCI moves; blank lines and # comments skipped), or
+.json (a list of FEN strings or {id, fen, moves} objects).
+
+Through the API (--url, default $KIBITZ_URL or http://127.0.0.1:3000, where `kibitz serve` listens),
+or straight to AWS (--queue-url and --table, or $KIBITZ_JOBS_QUEUE_URL and $KIBITZ_JOBS_TABLE): the
+same checks, job record and SendMessageBatch calls as the API's (functions/common/job_submit.py), with
+your own credentials.
+"""
+
+import csv
+import io
+import json
+import os
+import pathlib
+import sys
+import time
+import urllib.error
+import urllib.parse
+import urllib.request
+
+DEFAULT_URL = "http://127.0.0.1:3000"
+POLL_S = 0.5
+PAGE = 200
+
+
+class ClientError(Exception):
+    """Something to tell the user, then exit 1."""
+
+
+# --- reading a file of positions ------------------------------------------------------------------
+
+
+def read_file(path):
+    """(request body without options, {position index: "line N"} for error messages)."""
+    path = pathlib.Path(path)
+    suffix = path.suffix.lower()
+    if suffix not in (".pgn", ".epd", ".json", ".txt"):
+        raise ClientError(f"{path}: expected a .epd, .pgn, .txt or .json file, not {suffix or 'no suffix'}")
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as e:
+        raise ClientError(f"{path}: {e}") from e
+    if suffix == ".pgn":
+        return {"pgn": text}, {}
+    if suffix == ".epd":
+        return {"epd": text}, {}
+    if suffix == ".json":
+        try:
+            positions = json.loads(text)
+        except ValueError as e:
+            raise ClientError(f"{path}: not valid JSON: {e}") from e
+        if not isinstance(positions, list):
+            raise ClientError(f"{path}: expected a JSON list of FEN strings or {{id, fen, moves}} objects")
+        return {"positions": positions}, {}
+    positions, lines = [], {}  # .txt
+    for n, line in enumerate(text.splitlines(), 1):
+        line = line.strip()
+        if not line or line.startswith("#"):
+            continue
+        fen, _, moves = line.partition(" moves ")
+        lines[len(positions)] = f"line {n}"
+        item = {"id": f"line {n}", "fen": fen.strip()}
+        if moves.strip():
+            item["moves"] = moves.split()
+        positions.append(item)
+    if not positions:
+        raise ClientError(f"{path}: no position (one FEN a line)")
+    return {"positions": positions}, lines
+
+
+def options(args):
+    out = {}
+    for key in ("movetime_ms", "depth", "nodes", "multipv"):
+        value = getattr(args, key, None)
+        if value is not None:
+            out[key] = value
+    return out
+
+
+# --- where the jobs are: the API, or the table and queue themselves -------------------------------
+
+
+class HttpApi:
+    def __init__(self, url):
+        self.url = url.rstrip("/")
+        if self.url.endswith("/jobs"):
+            self.url = self.url[:-5]
+
+    def _call(self, method, path, body=None):
+        data = json.dumps(body).encode() if body is not None else None
+        req = urllib.request.Request(self.url + path, data=data, method=method,
+                                     headers={"Content-Type": "application/json"} if data else {})
+        try:
+            with urllib.request.urlopen(req, timeout=120) as r:
+                return r.status, json.loads(r.read() or b"null")
+        except urllib.error.HTTPError as e:
+            raw = e.read()
+            try:
+                return e.code, json.loads(raw)
+            except ValueError:
+                return e.code, {"message": raw.decode(errors="replace")[:500]}
+        except (urllib.error.URLError, OSError) as e:
+            raise ClientError(f"cannot reach {self.url}: {getattr(e, 'reason', e)} (is `kibitz serve` running? "
+                              f"or give --url)") from e
+
+    def submit(self, body):
+        return self._call("POST", "/jobs", body)
+
+    def state(self, job_id, after=-1, limit=PAGE):
+        return self._call("GET", f"/jobs/{urllib.parse.quote(job_id, safe='')}?limit={limit}&after={after}")
+
+
+class DirectApi:
+    """The same work as JobsFunction, done here with this process's AWS credentials."""
+
+    def __init__(self, table, queue_url=None):
+        from functions.common.job_store import Store
+
+        self.store = Store(table)
+        self.queue_url = queue_url
+
+    def submit(self, body):
+        from pydantic import ValidationError
+
+        from functions.common.http import InputError, field_name
+        from functions.common.job_models import JobRequest
+        from functions.common.job_submit import submit
+
+        try:
+            request = JobRequest.model_validate(body)
+            accepted = submit(request, store=self.store, queue_url=self.queue_url)
+        except ValidationError as e:
+            errors = [{"field": field_name(("body", *err["loc"])), "reason": err["msg"]} for err in e.errors()]
+            return 422, {"status": 422, "errors": errors}
+        except InputError as e:
+            return e.status, {"status": e.status, "errors": e.errors}
+        return 202, json.loads(accepted.model_dump_json())
+
+    def state(self, job_id, after=-1, limit=PAGE):
+        state = self.store.state(job_id, after, limit)
+        if state is None:
+            return 404, {"status": 404, "errors": [{"field": "job_id", "reason": f"no job {job_id}"}]}
+        return 200, json.loads(state.model_dump_json())
+
+
+def api_for(args):
+    queue_url = getattr(args, "queue_url", None) or None
+    table = getattr(args, "table", None) or None
+    if getattr(args, "url", None) and (queue_url or table):
+        raise ClientError("give --url, or --queue-url/--table, not both")
+    if queue_url or table:
+        table = table or os.environ.get("KIBITZ_JOBS_TABLE")
+        if not table:
+            raise ClientError("--queue-url needs the results table too: --table NAME (or $KIBITZ_JOBS_TABLE)")
+        return DirectApi(table, queue_url)
+    return HttpApi(args.url or os.environ.get("KIBITZ_URL") or DEFAULT_URL)
+
+
+def explain(status, body, lines=None):
+    """The error lines for a refused request, with .txt line numbers for positions[i]."""
+    errors = (body or {}).get("errors") or [{"field": "", "reason": (body or {}).get("message", "no details")}]
+    out = []
+    for e in errors:
+        field = e.get("field", "")
+        if lines and field.startswith("positions["):
+            index = int(field[len("positions["):field.index("]")])
+            if index in lines:
+                field = f"{lines[index]} ({field})"
+        out.append(f"error {status}: {field}: {e.get('reason')}" if field else f"error {status}: {e.get('reason')}")
+    return out
+
+
+# --- results --------------------------------------------------------------------------------------
+
+
+def wait(api, job_id, progress=True):
+    """Poll until the job is finished, with a progress bar on stderr. Returns the last state."""
+    from tqdm import tqdm
+
+    bar = None
+    try:
+        while True:
+            status, state = api.state(job_id, limit=1)
+            if status != 200:
+                raise ClientError("\n".join(explain(status, state)))
+            finished = state["done"] + state["failed"]
+            if bar is None and progress:
+                bar = tqdm(total=state["total"], unit="pos", desc=f"job {job_id[:8]}", file=sys.stderr,
+                           dynamic_ncols=True, mininterval=0.2)
+            if bar is not None:
+                bar.n = finished
+                bar.set_postfix_str(f"{state['status']}, {state['failed']} failed", refresh=False)
+                bar.refresh()
+            if state["status"] in ("done", "done-with-failures"):
+                return state
+            time.sleep(POLL_S)
+    finally:
+        if bar is not None:
+            bar.close()
+
+
+def all_results(api, job_id):
+    """(state of the last page, every result so far in index order)."""
+    results, after = [], -1
+    while True:
+        status, state = api.state(job_id, after=after, limit=PAGE)
+        if status != 200:
+            raise ClientError("\n".join(explain(status, state)))
+        results += state["results"]
+        if state["next_after"] is None:
+            return state, results
+        after = state["next_after"]
+
+
+def _score(s):
+    return (s.get("cp"), s.get("mate")) if s else (None, None)
+
+
+CSV_COLUMNS = ["index", "id", "status", "fen", "best_move", "best_move_san", "score_cp", "score_mate",
+               "score_white_cp", "score_white_mate", "depth", "seldepth", "nodes", "time_ms", "pv_san", "game_over",
+               "error"]
+
+
+def to_csv(results):
+    out = io.StringIO()
+    w = csv.writer(out, lineterminator="\n")
+    w.writerow(CSV_COLUMNS)
+    for r in results:
+        a = r.get("analysis") or {}
+        cp, mate = _score(a.get("score"))
+        wcp, wmate = _score(a.get("score_white"))
+        w.writerow([r["index"], r["id"], r["status"], a.get("fen", r["fen"]), a.get("best_move"),
+                    a.get("best_move_san"), cp, mate, wcp, wmate, a.get("depth"), a.get("seldepth"), a.get("nodes"),
+                    a.get("time_ms"), " ".join(a.get("pv_san") or []), a.get("game_over"), r.get("error")])
+    return out.getvalue()
+
+
+def epd_line(r):
+    """A result as an EPD record (engine/epd.py writes it): bm, ce (centipawns, side to move) or dm (moves
+    to mate), acd, acn, acs, pv, id, and c0 for a finished game or a failure."""
+    from engine.epd import format_epd
+
+    a = r.get("analysis")
+    if a is None:
+        if len(r["fen"].split()) < 4:
+            return f"# {r['index']} {r['id']}: failed: {r.get('error')}"
+        return format_epd(r["fen"], [("id", r["id"]), ("c0", f"failed: {r.get('error')}")])
+    ops = []
+    if a["best_move_san"]:
+        ops.append(("bm", a["best_move_san"]))
+    score = a["score"]
+    if "mate" in score and score["mate"] > 0:
+        ops.append(("dm", score["mate"]))
+    elif "cp" in score:
+        ops.append(("ce", score["cp"]))
+    ops += [("acd", a["depth"]), ("acn", a["nodes"]), ("acs", a["time_ms"] / 1000)]
+    if a["pv_san"]:
+        ops.append(("pv", a["pv_san"]))
+    ops.append(("id", r["id"]))
+    if a["game_over"]:
+        ops.append(("c0", a["game_over"]))
+    return format_epd(a["fen"], ops)
+
+
+def render(results, fmt):
+    if fmt == "csv":
+        return to_csv(results)
+    if fmt == "epd":
+        return "".join(epd_line(r) + "\n" for r in results)
+    return "".join(json.dumps(r, separators=(",", ":")) + "\n" for r in results)
+
+
+def summary(state, shown):
+    line = (f"job {state['job_id']}: {state['status']}, {state['done']} done, {state['failed']} failed, "
+            f"{state['total']} in all")
+    if state["status"] not in ("done", "done-with-failures"):
+        line += f" ({shown} results so far; --wait waits for the rest)"
+    return line
+
+
+# --- the verbs ------------------------------------------------------------------------------------
+
+
+def submit_command(args):
+    try:
+        body, lines = read_file(args.file)
+        body.update(options(args))
+        api = api_for(args)
+        status, answer = api.submit(body)
+        if status != 202:
+            for line in explain(status, answer, lines):
+                print(line, file=sys.stderr)
+            print("kibitz: nothing was queued", file=sys.stderr)
+            return 1
+        job_id = answer["job_id"]
+        note = f", {len(answer['not_queued'])} refused by the queue (recorded as failed)" if answer["not_queued"] \
+            else ""
+        print(f"kibitz: job {job_id}: {answer['queued']} of {answer['total']} positions queued{note}",
+              file=sys.stderr)
+        if not args.wait:
+            print(job_id)
+            print(f"kibitz: kibitz batch results {job_id} --wait", file=sys.stderr)
+            return 0
+        args.job_id = job_id
+        return results_command(args)
+    except ClientError as e:
+        print(f"kibitz: {e}", file=sys.stderr)
+        return 1
+
+
+def results_command(args):
+    try:
+        api = api_for(args)
+        if args.wait:
+            wait(api, args.job_id, progress=not args.quiet)
+        state, results = all_results(api, args.job_id)
+        text = render(results, args.format)
+        if args.output:
+            pathlib.Path(args.output).write_text(text)
+        else:
+            sys.stdout.write(text)
+        print(f"kibitz: {summary(state, len(results))}", file=sys.stderr)
+        for r in results:
+            if r["status"] == "failed" and not args.quiet:
+                print(f"kibitz: position {r['index']} ({r['id']}) failed: {r['error']}", file=sys.stderr)
+        return 0
+    except ClientError as e:
+        print(f"kibitz: {e}", file=sys.stderr)
+        return 1
+
+
+def add_where(p, queue=True):
+    p.add_argument("--url", help=f"the API (default $KIBITZ_URL or {DEFAULT_URL}, where `kibitz serve` listens)")
+    if queue:
+        p.add_argument("--queue-url", help="send to this SQS queue directly (with --table), not through the API")
+    p.add_argument("--table", help="the results table (DynamoDB), to read or write it directly")
+
+
+def add_output(p):
+    p.add_argument("--format", choices=("jsonl", "csv", "epd"), default="jsonl", help="results format (jsonl)")
+    p.add_argument("-o", "--output", help="write the results here (default: standard output)")
+    p.add_argument("-q", "--quiet", action="store_true", help="no progress bar, no list of failures")
+
+
+def add_batch(p):
+    sub = p.add_subparsers(dest="batch_command", required=True)
+    s = sub.add_parser("submit", help="submit a file of positions as a job; prints the job id",
+                       description="Submit a file of positions (.epd, .pgn, .txt: one FEN a line, .json) as a job.")
+    s.add_argument("file")
+    s.add_argument("--movetime-ms", type=int, help="time per position (default 1000)")
+    s.add_argument("--depth", type=int)
+    s.add_argument("--nodes", type=int)
+    s.add_argument("--multipv", type=int)
+    s.add_argument("--wait", action="store_true", help="then wait and print the results, as `batch results --wait`")
+    add_where(s)
+    add_output(s)
+    s.set_defaults(batch_run=submit_command)
+    r = sub.add_parser("results", help="a job's results (so far, or --wait for all)",
+                       description="Print a job's results; with --wait, wait for all of them with a progress bar.")
+    r.add_argument("job_id")
+    r.add_argument("--wait", action="store_true", help="wait until every position is done or failed")
+    add_where(r, queue=False)
+    add_output(r)
+    r.set_defaults(batch_run=results_command)
+
+
+def batch(args):
+    return args.batch_run(args)

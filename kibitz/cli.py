@@ -1,0 +1,258 @@
+"""kibitz: the SAM application on this machine, without Docker. Its verbs mirror `sam local`.
+
+    kibitz invoke AnalyzeFunction -e events/analyze-post.json   # like `sam local invoke`
+    kibitz serve [--port 3000]                                   # like `sam local start-api`, + SQS/DynamoDB
+    kibitz analyze FEN [--movetime-ms N] [--moves ...]          # a readable analysis
+    kibitz batch submit FILE / kibitz batch results JOB_ID      # batch jobs (kibitz/batch_client.py)
+    kibitz review game.pgn [-o annotated.pgn] [--graph DIR]     # game review (kibitz/review_client.py)
+
+Each verb is a module-level function registered in COMMANDS with its argument set-up; `serve` serves
+every Api route in template.yaml, and runs the queues, tables and SQS event sources the template
+declares (embedded moto and local pollers, or AWS: kibitz/services.py).
+"""
+
+import argparse
+import contextlib
+import json
+import pathlib
+import sys
+
+from kibitz import template
+from kibitz.apigateway import proxy_event
+from kibitz.runtime import FunctionRuntime
+
+ANALYZE_FUNCTION = "AnalyzeFunction"
+
+
+def _functions(args):
+    return template.load(args.template)
+
+
+# --- invoke ---------------------------------------------------------------------------------------
+
+
+def add_invoke(p):
+    p.add_argument("function", help="logical id in template.yaml, e.g. AnalyzeFunction")
+    p.add_argument("-e", "--event", help="event JSON file ('-' for standard input; default: {})")
+
+
+def invoke(args):
+    functions = _functions(args)
+    if args.function not in functions:
+        sys.exit(f"kibitz: no function {args.function!r} in {args.template} (have: {', '.join(functions)})")
+    if args.event == "-":
+        event = json.load(sys.stdin)
+    elif args.event:
+        event = json.loads(pathlib.Path(args.event).read_text())
+    else:
+        event = {}
+    services = None
+    if _needs_services(functions[args.function]):
+        from kibitz.services import Services
+
+        services = Services(args.template, pollers=0, quiet=True).start()
+        functions = services.functions
+        if services.mode == "embedded":
+            print("kibitz: the template's queues and tables are embedded (moto, empty: a job the event names does "
+                  "not exist); set KIBITZ_JOBS_TABLE and KIBITZ_JOBS_QUEUE_URL to use AWS", file=sys.stderr)
+    try:
+        runtime = FunctionRuntime(functions[args.function])
+        with contextlib.redirect_stdout(sys.stderr):  # the function's logs go to stderr, the answer to stdout
+            response = runtime.invoke(event)
+    finally:
+        if services is not None:
+            services.stop()
+    print(json.dumps(response, indent=2))
+
+
+def _needs_services(function):
+    """A function with an SQS event, or one whose environment names a template resource (a table, a queue)."""
+    return bool(function.sqs_events) or any(
+        name in ("KIBITZ_JOBS_TABLE", "KIBITZ_JOBS_QUEUE_URL") for name in _raw_environment(function.name))
+
+
+def _raw_environment(name):
+    from kibitz.template import _document
+
+    doc, _ = _document(template.TEMPLATE)
+    props = (doc.get("Resources") or {}).get(name, {}).get("Properties") or {}
+    return (props.get("Environment") or {}).get("Variables") or {}
+
+
+# --- serve ----------------------------------------------------------------------------------------
+
+
+def add_serve(p):
+    p.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
+    p.add_argument("-p", "--port", type=int, default=3000)
+    p.add_argument("--pollers", type=int, help="local pollers per SQS event source, each a process running the "
+                                               "function (default: its MaximumConcurrency, at most the cores; "
+                                               "0: none)")
+    p.add_argument("--visibility-timeout", type=int, metavar="S",
+                   help="embedded queues only: the visibility timeout instead of the template's (1800 s), so that "
+                        "a crashed batch comes back sooner")
+    p.add_argument("--max-receive-count", type=int, metavar="N",
+                   help="embedded queues only: deliveries before the dead-letter queue, instead of the template's")
+
+
+def _interrupt(signum, frame):
+    raise KeyboardInterrupt
+
+
+def serve(args):
+    import signal
+
+    from kibitz import compression
+    from kibitz.server import make_server
+    from kibitz.services import Services
+
+    signal.signal(signal.SIGTERM, _interrupt)  # stop as on Ctrl-C: the pollers and moto go too
+    services = Services(args.template, pollers=args.pollers, visibility_timeout_s=args.visibility_timeout,
+                      max_receive_count=args.max_receive_count)
+    server = None
+    try:
+        services.start(pollers=False)
+        functions = services.functions
+        server = make_server(functions, args.host, args.port,
+                             minimum_compression_size=compression.minimum_size(args.template))
+        host, port = server.server_address[:2]
+        print(f"kibitz: serving {args.template} on http://{host}:{port} (Ctrl-C stops)", file=sys.stderr)
+        for name, fn in functions.items():
+            for route in fn.routes:
+                print(f"  {route.method:6} http://{host}:{port}{route.path}  -> {name}", file=sys.stderr)
+        services.start_pollers()  # after the banner: their output (the function's logs) follows it
+        for line in services.describe():
+            print(line, file=sys.stderr)
+        server.serve_forever()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        if server is not None:
+            server.server_close()
+        services.stop()
+
+
+# --- analyze --------------------------------------------------------------------------------------
+
+
+def add_analyze(p):
+    p.add_argument("fen", help="the position (quote it), or 'startpos'")
+    p.add_argument("--moves", nargs="*", default=[], help="UCI moves played from FEN")
+    p.add_argument("--movetime-ms", type=int, default=1000)
+    p.add_argument("--depth", type=int)
+    p.add_argument("--nodes", type=int)
+    p.add_argument("--multipv", type=int, default=1)
+    p.add_argument("--json", action="store_true", help="print the API's JSON answer instead")
+
+
+def analyze(args):
+    from engine.fen import STARTPOS
+
+    request = {"fen": STARTPOS if args.fen == "startpos" else args.fen, "moves": args.moves,
+               "movetime_ms": args.movetime_ms, "multipv": args.multipv}
+    for key in ("depth", "nodes"):
+        if getattr(args, key) is not None:
+            request[key] = getattr(args, key)
+    event = proxy_event("POST", "/analyze", headers={"Content-Type": "application/json"}, body=json.dumps(request))
+    runtime = FunctionRuntime(_functions(args)[ANALYZE_FUNCTION])
+    with contextlib.redirect_stdout(sys.stderr), _quiet_logs():
+        response = runtime.invoke(event)
+    body = json.loads(response["body"])
+    if args.json:
+        print(json.dumps(body, indent=2))
+    elif response["statusCode"] != 200:
+        print(f"error {body['status']}: {body['message']}", file=sys.stderr)
+    else:
+        print(readable(body))
+    return 0 if response["statusCode"] == 200 else 1
+
+
+def _quiet_logs():
+    """`kibitz analyze` is for people: keep the function's INFO logs and metrics out of the way."""
+    import os
+    from unittest import mock
+
+    return mock.patch.dict(os.environ, POWERTOOLS_LOG_LEVEL="WARNING", POWERTOOLS_METRICS_DISABLED="true")
+
+
+def score_text(score):
+    if "mate" in score:
+        return f"mate in {score['mate']}" if score["mate"] > 0 else f"mated in {-score['mate']}"
+    return f"{score['cp'] / 100:+.2f}"
+
+
+def readable(a):
+    from engine.pgn import movetext
+
+    lines = [f"Position  {a['fen']}  ({a['side_to_move']} to move)"]
+    if a["game_over"]:
+        lines.append(f"Game over: {a['game_over']} ({a['result']})")
+        return "\n".join(lines)
+    lines.append(f"Best move {a['best_move_san']} ({a['best_move']})"
+                 + (f", expecting {a['ponder_san']}" if a["ponder_san"] else ""))
+    lines.append(f"Score     {score_text(a['score'])} for {a['side_to_move']}, "
+                 f"{score_text(a['score_white'])} from White's side")
+    w = a["wdl"]
+    lines.append(f"Chances   {w['win'] / 10:.1f}% win, {w['draw'] / 10:.1f}% draw, {w['loss'] / 10:.1f}% loss for "
+                 f"{a['side_to_move']}; White's expected score {a['win_chance']:.1f}%")
+    lines.append(f"Search    depth {a['depth']}/{a['seldepth']}, {a['nodes']:,} nodes in {a['time_ms']} ms "
+                 f"({a['nps']:,} nps, budget {a['budget_ms']} ms, {a['engine']['backend']})")
+    for line in a["lines"]:
+        pv = movetext(a["fen"], line["pv_san"])
+        lines.append(f"  {line['multipv']}. {score_text(line['score_white']):>10}  {pv}")
+    return "\n".join(lines)
+
+
+def add_batch(p):
+    from kibitz.batch_client import add_batch as add
+
+    add(p)
+
+
+def batch(args):
+    from kibitz.batch_client import batch as run
+
+    return run(args)
+
+
+def add_review(p):
+    from kibitz.review_client import add_review as add
+
+    add(p)
+
+
+def review(args):
+    from kibitz.review_client import review_command
+
+    return review_command(args)
+
+
+COMMANDS = {
+    "invoke": (add_invoke, invoke, "run a function once on an event, in-process (sam local invoke)"),
+    "serve": (add_serve, serve, "serve the template's API routes on 127.0.0.1 (sam local start-api), with its "
+                                "queues, tables and SQS event sources"),
+    "analyze": (add_analyze, analyze, "analyse a position and print it for people"),
+    "batch": (add_batch, batch, "submit a file of positions as a job, and collect the results"),
+    "review": (add_review, review, "review the games of a PGN file: annotated PGN, accuracy, ACPL, graphs"),
+}
+
+
+def parser():
+    ap = argparse.ArgumentParser(prog="kibitz", description=__doc__.split("\n\n")[0])
+    ap.add_argument("-t", "--template", default=str(template.TEMPLATE),
+                    help="the SAM template (default: template.yaml)")
+    sub = ap.add_subparsers(dest="command", required=True)
+    for name, (add, run, text) in COMMANDS.items():
+        p = sub.add_parser(name, help=text, description=text)
+        add(p)
+        p.set_defaults(run=run)
+    return ap
+
+
+def main(argv=None):
+    args = parser().parse_args(argv)
+    return args.run(args) or 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,182 @@
+"""`kibitz review`: review the games of a PGN file through the jobs API, with a progress bar, and
+write them annotated.
+
+    kibitz review game.pgn --movetime-ms 300 -o annotated.pgn [--graph DIR] [--url API]
+
+Without --url (or $KIBITZ_URL) the whole jobs path runs here: SQS and DynamoDB (with the analysis
+cache) embedded in moto on 127.0.0.1, local pollers running BatchFunction, and JobsFunction in this
+process, as `kibitz serve` runs them (kibitz/services.py), stopped at the end. With --url it talks to
+`kibitz serve` (whose cache outlives one review) or a deployed stack: the same requests.
+
+It submits POST /jobs {"pgn": ..., "review": true}, waits (progress bar on stderr), prints each
+game's summary (accuracy, ACPL, the moves flagged), writes GET /jobs/{job_id}/pgn to -o (or
+standard output), and with --graph DIR an SVG of White's winning chances per game
+(kibitz/review_graph.py).
+"""
+
+import contextlib
+import io
+import json
+import os
+import pathlib
+import sys
+import urllib.error
+import urllib.parse
+import urllib.request
+
+from kibitz.batch_client import ClientError, HttpApi, explain, wait
+
+
+class HttpReviewApi(HttpApi):
+    def pgn(self, job_id):
+        req = urllib.request.Request(f"{self.url}/jobs/{urllib.parse.quote(job_id, safe='')}/pgn")
+        try:
+            with urllib.request.urlopen(req, timeout=120) as r:
+                return r.status, r.read().decode()
+        except urllib.error.HTTPError as e:
+            raw = e.read()
+            try:
+                return e.code, json.loads(raw)
+            except ValueError:
+                return e.code, {"message": raw.decode(errors="replace")[:500]}
+        except (urllib.error.URLError, OSError) as e:
+            raise ClientError(f"cannot reach {self.url}: {getattr(e, 'reason', e)}") from e
+
+
+class LocalReviewApi:
+    """The jobs path on this machine: embedded services and pollers, JobsFunction in this process."""
+
+    def __init__(self, template_path, pollers=None):
+        import tempfile
+
+        from kibitz.services import Services
+
+        # the pollers' output (the function's logs) goes to a file, kept for a look when something fails
+        self.log = pathlib.Path(tempfile.mkstemp(prefix="kibitz-review-", suffix=".log")[1])
+        self.services = Services(template_path, pollers=pollers, quiet=True, log=self.log)
+        self.runtime = None
+
+    def __enter__(self):
+        from kibitz.runtime import FunctionRuntime
+
+        self.services.start()
+        self.runtime = FunctionRuntime(self.services.functions["JobsFunction"])
+        return self
+
+    def __exit__(self, exc_type, *exc):
+        self.services.stop()
+        if exc_type is None:
+            self.log.unlink(missing_ok=True)
+        else:
+            print(f"kibitz: the functions' logs are in {self.log}", file=sys.stderr)
+
+    def _call(self, method, path, query="", body=None, resource=None, params=None):
+        from kibitz.apigateway import proxy_event
+
+        event = proxy_event(method, path, query, {"Content-Type": "application/json"} if body else {},
+                            json.dumps(body) if body is not None else None, resource, params)
+        with contextlib.redirect_stdout(io.StringIO()):  # the function's logs are not for people
+            response = self.runtime.invoke(event)
+        text = response["body"]
+        kind = (response.get("headers") or {}).get("Content-Type") or \
+            (response.get("multiValueHeaders") or {}).get("Content-Type", [""])[0]
+        return response["statusCode"], (json.loads(text) if "json" in kind else text)
+
+    def submit(self, body):
+        return self._call("POST", "/jobs", body=body)
+
+    def state(self, job_id, after=-1, limit=200):
+        return self._call("GET", f"/jobs/{job_id}", f"limit={limit}&after={after}", resource="/jobs/{job_id}",
+                          params={"job_id": job_id})
+
+    def pgn(self, job_id):
+        return self._call("GET", f"/jobs/{job_id}/pgn", resource="/jobs/{job_id}/pgn", params={"job_id": job_id})
+
+
+def summary_lines(game):
+    """A game's summary for people (a GameSummary of GET /jobs/{job_id}, as JSON)."""
+    def cell(value, fmt):
+        return format(value, fmt) if value is not None else "?"
+
+    lines = [f"game {game['game']}: {game['white']} - {game['black']} ({game['result']}), {game['plies']} plies"]
+    lines.append(f"  {'':6} {'accuracy':>8} {'ACPL':>5} {'inaccuracies':>12} {'mistakes':>8} {'blunders':>8}")
+    for side in ("white", "black"):
+        j = game["judgements"][side]
+        accuracy, acpl = cell(game["accuracy"][side], ".1f"), cell(game["acpl"][side], "d")
+        lines.append(f"  {side.capitalize():6} {accuracy:>8} {acpl:>5} {j['inaccuracy']:>12} {j['mistake']:>8} "
+                     f"{j['blunder']:>8}")
+    worst = [f"{f['move']} ({f['best']} was best)" for f in game["flagged"] if f["judgement"] != "inaccuracy"]
+    if worst:
+        lines.append("  mistakes and blunders: " + ", ".join(worst))
+    return lines
+
+
+def review_command(args):
+    from kibitz.review_graph import svg
+
+    try:
+        path = pathlib.Path(args.file)
+        if path.suffix.lower() != ".pgn":
+            raise ClientError(f"{path}: expected a .pgn file, not {path.suffix or 'no suffix'}")
+        try:
+            text = path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as e:
+            raise ClientError(f"{path}: {e}") from e
+        body = {"pgn": text, "review": True, "movetime_ms": args.movetime_ms, "cache": args.cache}
+        for key in ("depth", "nodes"):
+            if getattr(args, key) is not None:
+                body[key] = getattr(args, key)
+        url = args.url or os.environ.get("KIBITZ_URL")
+        where = contextlib.nullcontext(HttpReviewApi(url)) if url else LocalReviewApi(args.template, args.pollers)
+        with where as api:
+            status, answer = api.submit(body)
+            if status != 202:
+                for line in explain(status, answer):
+                    print(line, file=sys.stderr)
+                print("kibitz: nothing was reviewed", file=sys.stderr)
+                return 1
+            job_id = answer["job_id"]
+            print(f"kibitz: job {job_id}: {answer['total']} positions", file=sys.stderr)
+            wait(api, job_id, progress=not args.quiet)
+            status, state = api.state(job_id, limit=1)
+            if status != 200:
+                raise ClientError("\n".join(explain(status, state)))
+            status, pgn = api.pgn(job_id)
+            if status != 200:
+                raise ClientError("\n".join(explain(status, pgn)))
+        out = sys.stdout if args.output else sys.stderr  # the PGN has standard output when there is no -o
+        for game in state["games"] or []:
+            print("\n".join(summary_lines(game)), file=out)
+        if state["failed"]:
+            print(f"kibitz: {state['failed']} positions could not be analysed; the moves next to them are not "
+                  f"judged (kibitz batch results {job_id} shows why)", file=sys.stderr)
+        if args.output:
+            pathlib.Path(args.output).write_text(pgn)
+            print(f"kibitz: wrote {args.output}", file=out)
+        else:
+            sys.stdout.write(pgn)
+        if args.graph:
+            folder = pathlib.Path(args.graph)
+            folder.mkdir(parents=True, exist_ok=True)
+            for game in state["games"] or []:
+                target = folder / f"game-{game['game']}.svg"
+                target.write_text(svg(game))
+                print(f"kibitz: wrote {target}", file=out)
+        return 0
+    except ClientError as e:
+        print(f"kibitz: {e}", file=sys.stderr)
+        return 1
+
+
+def add_review(p):
+    p.add_argument("file", help="a .pgn file: every game in it is reviewed")
+    p.add_argument("--movetime-ms", type=int, default=1000, help="time per position (default 1000)")
+    p.add_argument("--depth", type=int)
+    p.add_argument("--nodes", type=int)
+    p.add_argument("--cache", choices=("on", "off", "refresh"), default="on", help="the shared analysis cache")
+    p.add_argument("-o", "--output", help="write the annotated PGN here (default: standard output)")
+    p.add_argument("--graph", metavar="DIR", help="write an SVG of White's winning chances per game here")
+    p.add_argument("--url", help="the API: `kibitz serve` or a deployed stack (default $KIBITZ_URL; without "
+                                 "either, the jobs path runs in this process)")
+    p.add_argument("--pollers", type=int, help="in this process: BatchFunction pollers (default: the cores)")
+    p.add_argument("-q", "--quiet", action="store_true", help="no progress bar")

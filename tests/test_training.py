@@ -1,0 +1,131 @@
+"""The learned evaluation's loop on tiny data, so that it never rots: gen -> train -> export -> a search with the net.
+Also the record format and the trainer's gradients."""
+
+import json
+
+import numpy as np
+import pytest
+
+from engine import nnue
+from engine.board import Board
+from engine.layout import ACC_SIZE, NNUE_HIDDEN
+from training import export, features, gen, records, train
+
+
+def test_a_record_keeps_the_board_side_score_and_result():
+    board = Board("r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R b KQkq - 0 1")
+    rec = records.pack(board.board, board.side, -123, 2, 77)
+    assert np.array_equal(records.unpack_board(rec), board.board)
+    assert (rec["stm"], rec["score"], rec["result"], rec["game"]) == (1, -123, 2, 77)
+
+
+def test_features_mirror_for_the_other_side():
+    """White to move in a position and Black to move in its colour-flipped mirror give the same features."""
+    a = Board("r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3")
+    b = Board("rnbqkb1r/pppp1ppp/5n2/4p3/4P3/2N5/PPPP1PPP/R1BQKBNR b KQkq - 2 3")
+    recs = np.stack([records.pack(a.board, a.side, 0, 1, 0), records.pack(b.board, b.side, 0, 1, 0)])
+    own, other, count = features.extract(recs)
+    assert count[0] == count[1] == 32
+    assert sorted(own[0]) == sorted(own[1]) and sorted(other[0]) == sorted(other[1])
+
+
+def test_trainer_gradients_match_finite_differences():
+    rng = np.random.default_rng(3)
+    boards = []
+    for _ in range(64):
+        b = Board()
+        for _ in range(int(rng.integers(0, 30))):
+            moves = b.legal_moves()
+            b.push(moves[int(rng.integers(len(moves)))])
+        boards.append(records.pack(b.board, b.side, int(rng.integers(-300, 300)), int(rng.integers(0, 3)), 0))
+    recs = np.stack(boards)
+    own, other, count = features.extract(recs)
+    target, _ = train.targets(recs, 200.0, 0.3)
+    p = train.init_weights(16, 3)
+    p["b1"][:] = 0.3
+    g1, gb1 = np.zeros((1, 768, 16), np.float32), np.zeros((1, 16), np.float32)
+    g2, gb2 = np.zeros((1, 32), np.float32), np.zeros(1, np.float32)
+    scratch = np.zeros((1, 4, 16), np.float32)
+    rows = np.arange(len(recs))
+    scale = np.float32(2.0)
+    flips = np.zeros(len(rows), np.bool_)
+    train._gradients(rows, flips, own, other, count, target, p["w1"], p["b1"], p["w2"], p["b2"], g1, gb1, g2, gb2,
+                     scratch, scale, train.MIRROR)
+
+    def loss():
+        return train._loss(rows, own, other, count, target, p["w1"], p["b1"], p["w2"], p["b2"], scratch,
+                           scale, train.MIRROR) * len(rows)
+
+    checks = [("w2", (3,), g2[0][3]), ("b2", (0,), gb2[0]), ("b1", (5,), gb1[0][5]),
+              ("w1", (int(own[0, 0]), 5), g1[0][int(own[0, 0]), 5])]
+    for name, idx, grad in checks:
+        eps = 1e-2
+        p[name][idx] += eps
+        up = loss()
+        p[name][idx] -= 2 * eps
+        down = loss()
+        p[name][idx] += eps
+        assert (up - down) / (2 * eps) == pytest.approx(grad, rel=0.02, abs=1e-3), name
+
+
+def test_mirrored_features_flip_the_file_and_nothing_else():
+    board = Board("r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1")
+    mirror_fen = "r2k3r/1bpqpp1p/1pnp2nb/3NP3/3P2p1/p1Q2N2/PPPBBPPP/R2K3R w - - 0 1"
+    a, b = Board(mirror_fen), board
+    recs = np.stack([records.pack(b.board, 0, 0, 1, 0), records.pack(a.board, 0, 0, 1, 0)])
+    own, other, count = features.extract(recs)
+    assert sorted(train.MIRROR[own[0, :count[0]]]) == sorted(own[1, :count[1]])
+    assert sorted(train.MIRROR[other[0, :count[0]]]) == sorted(other[1, :count[1]])
+    assert np.array_equal(train.MIRROR[train.MIRROR], np.arange(768))
+
+
+def test_held_back_games_are_spread_over_every_worker():
+    recs = np.zeros(10000, records.RECORD)
+    recs["game"] = np.arange(0, 20000, 2)  # one worker's games: all even
+    share = train.held_back(recs).mean()
+    assert 0.01 < share < 0.04
+
+
+def test_fit_k_recovers_the_scale_of_a_logistic():
+    rng = np.random.default_rng(1)
+    scores = rng.normal(0, 300, 50000)
+    results = (rng.random(50000) < 1 / (1 + np.exp(-scores / 180))).astype(float)
+    assert train.fit_k(scores, results) == pytest.approx(180, rel=0.08)
+
+
+@pytest.mark.slow
+def test_the_whole_pipeline_on_tiny_data(tmp_path, monkeypatch):
+    data = tmp_path / "data"
+    gen.run(data, seed=3, workers=0, nodes=300, games=2)
+    recs = records.load(data)
+    assert len(recs) > 20
+    assert set(np.unique(recs["result"])) <= {0, 1, 2}
+    meta = json.loads((data / "meta-s3.json").read_text())
+    assert meta["runs"][0]["nodes"] == 300 and meta["runs"][0]["seed"] == 3
+
+    # Resuming appends the next games, not the same ones again.
+    gen.run(data, seed=3, workers=0, nodes=300, games=3)
+    again = records.load(data)
+    assert len(again) > len(recs) and set(np.unique(again["game"])) == {0, 1, 2}
+
+    weights = tmp_path / "net.npz"
+    params, settings = train.train([data], weights, hidden=NNUE_HIDDEN, epochs=2, batch=64, log=lambda s: None)
+    assert len(settings["history"]) == 2 and settings["positions"] == len(again)
+    net_file = tmp_path / "tiny.nnue"
+    export.export(weights, net_file, sample=again[:50])
+    provenance = json.loads(net_file.with_suffix(".json").read_text())
+    assert provenance["quantisation"]["mean_abs_diff_cp"] < 10
+
+    # The engine loads the exported net, evaluates as the exporter's numpy formula does, and searches with it.
+    from engine import analyse, native
+
+    net = nnue.load(net_file)
+    monkeypatch.setattr(native, "NET", net)
+    start = Board()
+    acc = np.zeros(ACC_SIZE, np.int16)
+    native.core.nnue_refresh(net, acc, 0, *start.arrays)
+    expected = export.quantised_eval(*nnue.read(net_file), *features.extract(
+        np.stack([records.pack(start.board, 0, 0, 1, 0)])))
+    assert native.core.nnue_evaluate(net, acc, 0, 0) == expected[0]
+    r = analyse(depth=6, params={"Nnue": 1})
+    start.parse_uci(r.best_move)  # legal, or IllegalMoveError

@@ -1,0 +1,109 @@
+"""The win/draw/loss model (engine/wdl.py), its fit (python -m training wdl) and UCI_ShowWDL."""
+
+import re
+
+import numpy as np
+import pytest
+
+from engine import wdl
+from engine.fen import STARTPOS
+from engine.result import Score
+from tests.test_uci import uci
+
+
+def test_start_position_material_and_clamping():
+    assert wdl.material(STARTPOS) == 2 * (8 + 3 * 2 + 3 * 2 + 5 * 2 + 9) == 78
+    assert wdl.material("4k3/8/8/8/8/8/8/4K3 w - - 0 1") == 0
+    assert wdl.params(0) == wdl.params(wdl.MATERIAL_RANGE[0])  # outside the fitted range: the range's edge
+    assert wdl.params(200) == wdl.params(wdl.MATERIAL_RANGE[1])
+
+
+@pytest.mark.parametrize("m", [17, 30, 45, 62, 78])
+def test_probabilities_sum_to_1000_rise_with_the_score_and_mirror(m):
+    a, b = wdl.params(m)
+    assert a > 0 and b > 0  # a draw stays possible (draw = 1 - win - loss > 0) everywhere in the range
+    previous = (-1, 0, 1001)
+    for cp in range(-1500, 1501, 50):
+        w, d, lose = wdl.wdl(Score(cp=cp), m)
+        assert w + d + lose == 1000 and min(w, d, lose) >= 0
+        assert w >= previous[0] and lose <= previous[2]
+        assert (lose, d, w) == wdl.wdl(Score(cp=-cp), m)  # the other side's view of the same position
+        previous = (w, d, lose)
+    assert wdl.wdl(Score(cp=0), m)[0] == wdl.wdl(Score(cp=0), m)[2]
+
+
+def test_mates_are_certain_and_win_chance_is_whites():
+    assert wdl.wdl(Score(mate=3), 40) == (1000, 0, 0)
+    assert wdl.wdl(Score(mate=-2), 40) == (0, 0, 1000)
+    assert wdl.wdl(Score(mate=0), 40) == (0, 0, 1000)  # checkmated now
+    assert wdl.win_chance_white(700, 200, 100, "white") == 80.0
+    assert wdl.win_chance_white(700, 200, 100, "black") == 20.0
+
+
+def test_the_same_score_means_different_chances_with_different_material():
+    assert wdl.wdl(Score(cp=100), 20) != wdl.wdl(Score(cp=100), 78)
+
+
+def synthetic_dataset(folder, n_games=400, seed=7):
+    """Self-play-like records whose results follow a known model (a = 150, b = 120 at every material)."""
+    from training import records
+
+    rng = np.random.default_rng(seed)
+    board = np.zeros(64, np.int8)
+    board[[4, 60]] = [6, 14]  # kings
+    board[8:16] = 1  # white pawns
+    board[48:56] = 9  # black pawns
+    board[[0, 7]] = 4  # white rooks
+    board[[56, 63]] = 12  # black rooks
+    out = []
+    for game in range(n_games):
+        for _ in range(10):
+            score = int(rng.normal(0, 300))
+            p_win, p_loss = 1 / (1 + np.exp((150 - score) / 120)), 1 / (1 + np.exp((150 + score) / 120))
+            u = rng.random()
+            outcome = 2 if u < p_win else 0 if u < p_win + p_loss else 1  # for the side to move (white here)
+            out.append(records.pack(board, 0, score, outcome, game))
+    np.concatenate([r.reshape(1) for r in out]).tofile(folder / "synthetic.bin")
+
+
+def test_the_fit_finds_the_model_behind_the_data_and_beats_the_base_rates(tmp_path):
+    from training import wdl as fit
+
+    synthetic_dataset(tmp_path)
+    theta, model, constant = fit.run([tmp_path], report=lambda *a: None)
+    x = fit.features(np.array([36]))  # the synthetic positions' material: 16 pawns and 4 rooks
+    a, b = (x @ theta[:4]).item() * 100, (x @ theta[4:]).item() * 100
+    assert abs(a - 150) < 30 and abs(b - 120) < 30, (a, b)
+    assert model < constant - 0.1  # on held-back games
+
+
+def test_write_rewrites_only_the_fitted_block(tmp_path):
+    from training import wdl as fit
+
+    copy = tmp_path / "wdl.py"
+    copy.write_text(fit.WDL_FILE.read_text())
+    fit.write_constants(np.array([0.1, 0.2, 0.3, 1.5, 0.4, 0.5, 0.6, 1.2]), ["data/x"], copy)
+    text = copy.read_text()
+    assert "A = (10.0, 20.0, 30.0, 150.0)" in text and "B = (40.0, 50.0, 60.0, 120.0)" in text
+
+    def outside(text):
+        return re.sub(r"# BEGIN FITTED.*?# END FITTED", "", text, flags=re.S)
+
+    assert outside(text) == outside(fit.WDL_FILE.read_text())
+
+
+def test_uci_show_wdl():
+    out = uci("uci", "setoption name UCI_ShowWDL value true", "position startpos moves e2e4", "go depth 5",
+              "position startpos", "setoption name UCI_ShowWDL value maybe")
+    assert "option name UCI_ShowWDL type check default false" in out
+    infos = [line.split() for line in out if line.startswith("info depth")]
+    assert infos and all("wdl" in words for words in infos)
+    for words in infos:
+        i = words.index("wdl")
+        w, d, lose = map(int, words[i + 1:i + 4])
+        assert w + d + lose == 1000
+        assert words[words.index("score") + 1] == "cp"
+        assert (w, d, lose) == wdl.wdl(Score(cp=int(words[words.index("score") + 2])), 78)
+    assert any("UCI_ShowWDL needs true or false" in line for line in out)
+    plain = uci("position startpos", "go depth 3", "position startpos")
+    assert all("wdl" not in line for line in plain if line.startswith("info depth"))

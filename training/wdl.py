@@ -1,0 +1,204 @@
+"""Fit engine/wdl.py's win/draw/loss model to self-play games: the one command to run again when the
+evaluation's score scale changes.
+
+    python -m training wdl --data /work/data/gen1 [--data MORE] [--write] [--record]
+
+Each record of the dataset (training/records.py) gives a position's material, the search's score
+from the side to move and the game's result. Whole games are held back (every game whose number is
+a multiple of HOLDOUT_EVERY); the model is fitted on the rest by maximum likelihood (Newton's method
+on the log-likelihood, numpy only), and judged on the held-back games by log-loss against a
+constant predictor that always answers the training positions' base rates of win, draw and loss.
+
+--write rewrites the FITTED block of engine/wdl.py (the one place the constants live); --record
+puts the report in docs/benchmarks.md ("WDL model").
+"""
+
+import pathlib
+import re
+import sys
+
+import numpy as np
+
+from training import records
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+WDL_FILE = ROOT / "engine" / "wdl.py"
+HOLDOUT_EVERY = 5
+VALUES = np.array([0, 1, 3, 3, 5, 9, 0, 0], np.int32)  # by piece type (engine.layout: PAWN=1 .. KING=6)
+EPS = 1e-12
+
+
+def dataset(folders):
+    """(material, score in cp from the side to move, outcome 0 loss / 1 draw / 2 win for the side to move,
+    held back?) of every record in the folders."""
+    parts = [records.read(p) for folder in folders for p in records.files(folder)]
+    if not parts:
+        raise SystemExit(f"no *.bin records in {', '.join(map(str, folders))}")
+    recs = np.concatenate(parts)
+    nibbles = np.concatenate([recs["pieces"] & 15, recs["pieces"] >> 4], axis=1)
+    material = VALUES[nibbles & 7].sum(axis=1)
+    score = recs["score"].astype(np.float64)
+    result = recs["result"].astype(np.int64)
+    outcome = np.where(recs["stm"] == 0, result, 2 - result)
+    held = recs["game"] % HOLDOUT_EVERY == 0
+    return material, score, outcome, held
+
+
+def features(material):
+    from engine.wdl import MATERIAL_NORM, MATERIAL_RANGE
+
+    x = np.clip(material, *MATERIAL_RANGE) / MATERIAL_NORM
+    return np.stack([x ** 3, x ** 2, x, np.ones_like(x)], axis=1)  # highest power first, as engine/wdl.py
+
+
+def _sigmoid(z):
+    return 1 / (1 + np.exp(-np.clip(z, -60, 60)))
+
+
+def probabilities(theta, X, s):
+    """(win, draw, loss) arrays; theta = 4 coefficients of a, 4 of b, in units of 100 cp."""
+    a, b = X @ theta[:4], X @ theta[4:]
+    win, loss = _sigmoid((s - a) / b), _sigmoid((-s - a) / b)
+    return win, 1 - win - loss, loss, a, b
+
+
+def loss_and_gradient(theta, X, s, y):
+    """Mean negative log-likelihood and its gradient. s in units of 100 cp."""
+    win, draw, loss, a, b = probabilities(theta, X, s)
+    if np.any(a <= 0) or np.any(b <= 0):
+        return np.inf, None
+    p = np.choose(y, [loss, draw, win])
+    nll = -np.mean(np.log(np.maximum(p, EPS)))
+    u, v = (s - a) / b, (-s - a) / b
+    dw, dl = win * (1 - win), loss * (1 - loss)
+    # d(win)/da = -dw/b, d(win)/db = -dw*u/b; d(loss)/da = -dl/b, d(loss)/db = -dl*v/b; draw = 1 - win - loss
+    dwin_da, dwin_db, dloss_da, dloss_db = -dw / b, -dw * u / b, -dl / b, -dl * v / b
+    dp_da = np.choose(y, [dloss_da, -dwin_da - dloss_da, dwin_da])
+    dp_db = np.choose(y, [dloss_db, -dwin_db - dloss_db, dwin_db])
+    weight = -1 / (np.maximum(p, EPS) * len(y))
+    return nll, np.concatenate([X.T @ (weight * dp_da), X.T @ (weight * dp_db)])
+
+
+def fit(X, s, y, iterations=60, report=print):
+    """Newton's method with a finite-difference Hessian of the exact gradient, damped and backtracking."""
+    theta = np.array([0, 0, 0, 2.0, 0, 0, 0, 1.0])  # a = 200 cp, b = 100 cp everywhere
+    nll, g = loss_and_gradient(theta, X, s, y)
+    damping = 1e-3
+    for it in range(iterations):
+        h = 1e-5
+        H = np.empty((8, 8))
+        for k in range(8):
+            e = np.zeros(8)
+            e[k] = h
+            H[:, k] = (loss_and_gradient(theta + e, X, s, y)[1] - loss_and_gradient(theta - e, X, s, y)[1]) / (2 * h)
+        H = (H + H.T) / 2
+        while True:
+            try:
+                step = np.linalg.solve(H + damping * np.eye(8), -g)
+            except np.linalg.LinAlgError:
+                damping *= 10
+                continue
+            new_nll, new_g = loss_and_gradient(theta + step, X, s, y)
+            if new_nll < nll:
+                damping = max(damping / 10, 1e-9)
+                break
+            damping *= 10
+            if damping > 1e6:
+                return theta, nll
+        improvement = nll - new_nll
+        theta, nll, g = theta + step, new_nll, new_g
+        if improvement < 1e-10:
+            break
+        if it % 5 == 0:
+            report(f"  iteration {it}: log-loss {nll:.6f}")
+    return theta, nll
+
+
+def log_loss(p_win, p_draw, p_loss, y):
+    p = np.choose(y, [p_loss, p_draw, p_win])
+    return float(-np.mean(np.log(np.maximum(p, EPS))))
+
+
+def evaluate(theta, X, s, y, base):
+    win, draw, loss, _, _ = probabilities(theta, X, s)
+    model = log_loss(win, draw, loss, y)
+    constant = log_loss(np.full(len(y), base[2]), np.full(len(y), base[1]), np.full(len(y), base[0]), y)
+    return model, constant, (win, draw, loss)
+
+
+def calibration(score_cp, y, predicted):
+    """Rows (score bucket, positions, predicted W/D/L %, observed W/D/L %) on the held-back games."""
+    edges = [-np.inf, -400, -200, -100, -30, 30, 100, 200, 400, np.inf]
+    names = ["< -400", "-400..-200", "-200..-100", "-100..-30", "-30..30", "30..100", "100..200", "200..400", "> 400"]
+    win, draw, loss = predicted
+    rows = []
+    for lo, hi, name in zip(edges, edges[1:], names, strict=False):
+        mask = (score_cp >= lo) & (score_cp < hi)
+        if not mask.any():
+            continue
+        pred = f"{100 * win[mask].mean():.0f} / {100 * draw[mask].mean():.0f} / {100 * loss[mask].mean():.0f}"
+        won, drawn, lost = ((y[mask] == k).mean() for k in (2, 1, 0))
+        obs = f"{100 * won:.0f} / {100 * drawn:.0f} / {100 * lost:.0f}"
+        rows.append([name, int(mask.sum()), pred, obs])
+    return rows
+
+
+def constants_block(theta, folders):
+    a = tuple(round(float(v) * 100, 3) for v in theta[:4])
+    b = tuple(round(float(v) * 100, 3) for v in theta[4:])
+    where = ", ".join(str(f) for f in folders)
+    return ("# BEGIN FITTED (python -m training wdl --write; do not edit by hand)\n"
+            f"# Fitted on {where}: python -m training wdl --data ... --write. Coefficients of x^3, x^2, x, 1.\n"
+            f"A = {a}\nB = {b}\n# END FITTED")
+
+
+def write_constants(theta, folders, path=WDL_FILE):
+    text = path.read_text()
+    block = re.compile(r"# BEGIN FITTED.*?# END FITTED", re.S)
+    if not block.search(text):
+        raise SystemExit(f"{path}: no FITTED block to rewrite")
+    path.write_text(block.sub(lambda m: constants_block(theta, folders), text))
+
+
+def run(folders, write=False, record=False, report=print):
+    material, score, outcome, held = dataset(folders)
+    if held.all() or not held.any():
+        raise SystemExit("need games both to fit and to hold back (game numbers that are and are not multiples "
+                         f"of {HOLDOUT_EVERY})")
+    X = features(material)
+    s = score / 100
+    train, test = ~held, held
+    report(f"{int(train.sum())} positions to fit, {int(test.sum())} held back (games numbered 0 mod {HOLDOUT_EVERY})")
+    theta, nll = fit(X[train], s[train], outcome[train], report=report)
+    base = np.bincount(outcome[train], minlength=3) / train.sum()  # loss, draw, win
+    model, constant, predicted = evaluate(theta, X[test], s[test], outcome[test], base)
+    fit_model, fit_constant, _ = evaluate(theta, X[train], s[train], outcome[train], base)
+    from benchmarks.common import table
+
+    summary = table(["log-loss (lower is better)", "fitted games", "held-back games"], [
+        ["WDL model (score, material)", f"{fit_model:.4f}", f"{model:.4f}"],
+        ["constant: base rates " + f"W {100 * base[2]:.1f}% D {100 * base[1]:.1f}% L {100 * base[0]:.1f}%",
+         f"{fit_constant:.4f}", f"{constant:.4f}"]])
+    calib = table(["score (cp, side to move)", "held-back positions", "predicted W / D / L %", "observed W / D / L %"],
+                  calibration(score[test], outcome[test], predicted))
+    a = [round(float(v) * 100, 1) for v in theta[:4]]
+    b = [round(float(v) * 100, 1) for v in theta[4:]]
+    text = (f"{summary}\n\n{calib}\n\nPositions: {int(train.sum())} fitted, {int(test.sum())} held back (whole games: "
+            f"every game numbered 0 mod {HOLDOUT_EVERY}). a(x) = {a} and b(x) = {b} (cp; coefficients of x^3, x^2, "
+            f"x, 1; x = material / 58). The model beats the constant predictor by "
+            f"{constant - model:.4f} nats a position on games it never saw.")
+    report("\n" + text)
+    if write:
+        write_constants(theta, folders)
+        report(f"wrote the constants into {WDL_FILE.relative_to(ROOT)}")
+    if record:
+        from benchmarks.common import record as put
+
+        put("WDL model", text, "python -m training wdl --data " + " --data ".join(map(str, folders)) + " --write "
+                                                                                                 "--record")
+    return theta, model, constant
+
+
+def main(args):
+    sys.path.insert(0, str(ROOT))  # benchmarks.common
+    run(args.data, write=args.write, record=args.record)
