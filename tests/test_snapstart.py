@@ -18,13 +18,14 @@ fake.register_before_snapshot = lambda f, *a, **k: hooks["before"].append(f) or 
 fake.register_after_restore = lambda f, *a, **k: hooks["after"].append(f) or f
 sys.modules["snapshot_restore_py"] = fake
 sys.path.insert(0, "functions/analyze")
+import gc
 import app
-from engine import analysis
-facts = {"before": len(hooks["before"]), "after": len(hooks["after"]), "searches_at_init": analysis._searches,
-         "table_at_init": analysis._tt_spare is not None}
+from engine import tt_pool
+facts = {"before": len(hooks["before"]), "after": len(hooks["after"]), "searches_at_init": tt_pool._searches,
+         "table_at_init": tt_pool._spare is not None, "collector_on": gc.isenabled()}
 for hook in hooks["before"]:
     hook()
-facts |= {"searches": analysis._searches, "table_mb": analysis._tt_spare[0].nbytes >> 20}
+facts |= {"searches": tt_pool._searches, "table_mb": tt_pool._spare[0].nbytes >> 20}
 state = random.getstate()
 for hook in hooks["after"]:
     hook()
@@ -43,6 +44,7 @@ def run_hooks(**env):
 def test_the_hooks_warm_the_engine_before_the_snapshot_and_reseed_after_a_restore():
     facts = run_hooks()
     assert facts["before"] == 1 and facts["after"] == 1
+    assert facts["collector_on"]  # init_phase.end() ran after the hooks were registered
     # Init itself searches nothing and reserves no table (a cold start without SnapStart pays neither) ...
     assert facts["searches_at_init"] == 0 and not facts["table_at_init"]
     # ... the snapshot hook does: the table at its largest for 1769 MB (64 MB) and one tiny search.
