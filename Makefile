@@ -63,8 +63,9 @@ $(SAM_INSTALLED): | $(INSTALLED)
 
 sam: $(SAM_INSTALLED)
 
-$(CHECKOV_INSTALLED):
-	$(PYTHON) -m venv $(CHECKOV_VENV)
+# On the project's Python 3.13 as well (PYTHON is only a hint for scripts/python313.sh, often empty).
+$(CHECKOV_INSTALLED): | $(INSTALLED)
+	test -x $(CHECKOV_VENV)/bin/python || $(BIN)/python -m venv $(CHECKOV_VENV)
 	$(CHECKOV_VENV)/bin/pip install --quiet --upgrade pip
 	$(CHECKOV_VENV)/bin/pip install --quiet 'checkov>=3.2,<4'
 	touch $@
