@@ -244,7 +244,7 @@ def test_snapstart_is_a_parameter_off_by_default_on_the_analyze_function_only():
     on, off = fn["SnapStart"].value[1:]
     assert fn["SnapStart"].tag == "If" and fn["SnapStart"].value[0] == "SnapStartOn"
     assert on == {"ApplyOn": "PublishedVersions"} and off.tag == "Ref" and off.value == "AWS::NoValue"
-    for name in ("JobsFunction", "BatchFunction"):
+    for name in ("JobsFunction", "BatchFunction", "PageFunction"):
         assert "SnapStart" not in doc["Resources"][name]["Properties"], name
 
 
