@@ -1,9 +1,16 @@
 # Kibitz — `make run` and `make test` are all a fresh machine needs.
-PYTHON ?= $(shell command -v python3.11 || command -v python3)
+#
+# One interpreter, Python 3.13 (Lambda's python3.13 runtime), for .venv/, the layers and the functions:
+# scripts/python313.sh finds it (PYTHON=..., python3.13 on PATH, uv) or builds it once into
+# ~/.cache/kibitz/python-3.13 (README.md, "Python 3.13"). It runs only when .venv/ is missing or is not 3.13.
+PYTHON ?=
 VENV := .venv
 BIN := $(VENV)/bin
 INSTALLED := $(VENV)/.installed
-EXT := $(shell $(PYTHON) -c "import sysconfig; print(sysconfig.get_config_var('EXT_SUFFIX'))")
+IS_313 := import sys; sys.exit(sys.version_info[:2] != (3, 13))
+# The compiled module's file name; before .venv/ exists, what CPython 3.13 on Linux x86_64 names it.
+EXT := $(or $(shell test -x $(BIN)/python && $(BIN)/python -c "$(IS_313); import sysconfig; \
+	print(sysconfig.get_config_var('EXT_SUFFIX'))" 2>/dev/null),.cpython-313-x86_64-linux-gnu.so)
 MODULE := engine/_compiled$(EXT)
 CORE_SOURCES := $(wildcard engine/core/*.py) engine/layout.py engine/params.py engine/build.py engine/buildinfo.py
 
@@ -25,30 +32,40 @@ BATCH_EXAMPLE := .venv/bin/kibitz batch submit tests/data/bratko_kopec.epd --mov
 
 all: build
 
+# A .venv/ of another Python (3.11 before issue 16) is out of date, however new: it is made again.
+ifneq ($(shell $(BIN)/python -c "$(IS_313)" 2>/dev/null && echo yes),yes)
+.PHONY: $(INSTALLED)
+endif
 $(INSTALLED): pyproject.toml
-	$(PYTHON) -m venv $(VENV)
+	@if ! $(BIN)/python -c "$(IS_313)" 2>/dev/null; then \
+		python=$$(PYTHON='$(PYTHON)' ./scripts/python313.sh) || exit 1; \
+		rm -rf $(VENV) && echo "$$python -m venv $(VENV)" && $$python -m venv $(VENV); fi
 	$(BIN)/pip install --quiet --upgrade pip
 	$(BIN)/pip install --quiet -e '.[dev]'
 	touch $@
 
 venv: $(INSTALLED)
 
-# The ahead-of-time compiled core (numba.pycc + zig clang, for glibc 2.26 and haswell).
+# The ahead-of-time compiled core (numba.pycc + zig clang, for glibc 2.26 and haswell; Lambda's
+# Amazon Linux 2023 has 2.34).
 $(MODULE): $(INSTALLED) $(CORE_SOURCES)
 	$(BIN)/python -m engine.build
 
 build: $(MODULE)
 
-$(SAM_INSTALLED):
-	$(PYTHON) -m venv $(SAM_VENV)
+# On the project's Python 3.13 too. sam build only runs the Makefiles, so an existing .venv-sam/ of
+# another Python that aws-sam-cli runs on is kept.
+$(SAM_INSTALLED): | $(INSTALLED)
+	test -x $(SAM_VENV)/bin/python || $(BIN)/python -m venv $(SAM_VENV)
 	$(SAM_VENV)/bin/pip install --quiet --upgrade pip
 	$(SAM_VENV)/bin/pip install --quiet 'aws-sam-cli>=1.140,<2'
 	touch $@
 
 sam: $(SAM_INSTALLED)
 
-$(CHECKOV_INSTALLED):
-	$(PYTHON) -m venv $(CHECKOV_VENV)
+# On the project's Python 3.13 as well (PYTHON is only a hint for scripts/python313.sh, often empty).
+$(CHECKOV_INSTALLED): | $(INSTALLED)
+	test -x $(CHECKOV_VENV)/bin/python || $(BIN)/python -m venv $(CHECKOV_VENV)
 	$(CHECKOV_VENV)/bin/pip install --quiet --upgrade pip
 	$(CHECKOV_VENV)/bin/pip install --quiet 'checkov>=3.2,<4'
 	touch $@

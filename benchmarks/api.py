@@ -1,10 +1,17 @@
 """The analysis API's goals (issue 4): cold start, warm overhead, budget adherence, layer size.
 
-    .venv/bin/python benchmarks/api.py [--record] [--only cold,warm,budget,size] [--build-dir DIR]
+    .venv/bin/python benchmarks/api.py [--record] [--only cold,snapstart,warm,budget,size] [--build-dir DIR]
+                                       [--compare PYTHON] [--compare-build-dir DIR]
 
 cold    the built artifact (sam build), fresh processes of a clean venv without numba: import of the
         handler (Powertools, pydantic, numpy, the compiled engine, its tables) + the first request,
-        minus the search time of that request. Goal <= 300 ms.
+        minus the search time of that request. Goal <= 300 ms. With another interpreter to compare
+        (--compare, by default python3.11 where one runs: the runtime before issue 16), the same
+        artifact is built again by that interpreter (its own wheels, engine module and bytecode, in a
+        temporary directory, ~5 min) and both are measured in turns, side by side.
+snapstart  the same fresh process, run as SnapStart would: what the snapshot holds (the import and the
+        before-snapshot hook, run once when a version is published) and what still runs in every
+        environment restored from it (the after-restore hook and the first request minus its search).
 coldparts  the same, with one of the cold-start measures undone at a time (copies of the build):
         what each is worth.
 warm    in-process handler, >= 500 requests: handler time minus the time engine.analyse() took.
@@ -23,9 +30,11 @@ import pathlib
 import py_compile
 import shutil
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
+import tomllib
 import zipfile
 
 if __package__ in (None, ""):
@@ -159,27 +168,177 @@ def cold_start(python, build_dir, env=None):
     return {"cold": facts["init_ms"] + first, "init": facts["init_ms"], "cpu": facts["init_cpu_ms"], "first": first}
 
 
-def bench_cold(build_dir, runs):
-    python = artifact.clean_python(pathlib.Path(tempfile.mkdtemp(prefix="kibitz-venv-")) / "clean")
-    cold_start(python, build_dir)  # a first run brings the files into the page cache
-    samples, process = [], []
-    for _ in range(runs):
-        t0 = time.perf_counter()
-        samples.append(cold_start(python, build_dir))
-        process.append((time.perf_counter() - t0) * 1000)
+def clean_python(python, venv_dir):
+    """The interpreter of a new, empty virtual environment of `python`."""
+    subprocess.run([python, "-m", "venv", "--without-pip", "--clear", str(venv_dir)], check=True)
+    return str(pathlib.Path(venv_dir) / "bin" / "python")
 
-    def column(key):
-        return stats([s[key] for s in samples])
+
+def describe(python):
+    """'3.13.5 (PGO+LTO)': the version, and whether the build was optimised with a profile."""
+    code = ("import platform, sysconfig; a = sysconfig.get_config_var('CONFIG_ARGS') or ''; "
+            "print(platform.python_version(), ('PGO+LTO' if '--with-lto' in a else 'PGO') "
+            "if '--enable-optimizations' in a else 'no PGO')")
+    version, _, how = subprocess.run([python, "-c", code], capture_output=True, text=True,
+                                     check=True).stdout.strip().partition(" ")
+    return f"{version} ({how})"
+
+
+def find_compare():
+    """python3.11 where one runs (the runtime before issue 16), else None."""
+    for candidate in (shutil.which("python3.11"), "/usr/bin/python3.11", "/usr/local/bin/python3.11"):
+        if candidate and subprocess.run([candidate, "-c", "import sys; assert sys.version_info[:2] == (3, 11)"],
+                                        capture_output=True).returncode == 0:
+            return candidate
+    return None
+
+
+def build_with(python, out):
+    """The artifact as `python` builds it (another version than .venv/'s): a virtualenv of it with the
+    project's build extra, then every layer's and function's Makefile with that interpreter, as sam
+    build runs them. Before Python 3.13 the runtime was Amazon Linux 2: manylinux2014 wheels."""
+    out = pathlib.Path(out)
+    if (out / "EngineLayer").exists():
+        return out, "an existing build"
+    work = out.parent
+    venv = work / "venv-build"
+    subprocess.run([python, "-m", "venv", "--clear", str(venv)], check=True)
+    vpython = str(venv / "bin" / "python")
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    subprocess.run([vpython, "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
+                    *project["dependencies"], *project["optional-dependencies"]["build"]], check=True)
+    version = subprocess.run([vpython, "-c", "import sys; print('%d.%d' % sys.version_info[:2])"],
+                             capture_output=True, text=True, check=True).stdout.strip()
+    glibc_minor = "34" if version >= "3.12" else "17"  # Amazon Linux 2023, or 2 (manylinux2014)
+    functions = template.load()
+    for name, folder in artifact.LAYERS.items():
+        subprocess.run(["make", "-f", str(ROOT / folder / "Makefile"), f"build-{name}", f"ARTIFACTS_DIR={out / name}",
+                        f"BUILD_PYTHON={vpython}", f"GLIBC_MINOR={glibc_minor}"],
+                       cwd=ROOT, check=True, capture_output=True)
+    for name in artifact.FUNCTIONS:
+        subprocess.run(["make", "-f", str(functions[name].code_dir / "Makefile"), f"build-{name}",
+                        f"ARTIFACTS_DIR={out / name}", f"PYTHON={vpython}", f"GLIBC_MINOR={glibc_minor}"],
+                       cwd=ROOT, check=True, capture_output=True)
+    return out, f"each Makefile with {python} (wheels for glibc 2.{glibc_minor} at most)"
+
+
+def bench_cold(runs, builds):
+    """builds: [(label, python, build_dir)], measured in turns (a slow spell of the machine is shared)."""
+    work = pathlib.Path(tempfile.mkdtemp(prefix="kibitz-venv-"))
+    plan = [(label, clean_python(python, work / f"clean{i}"), where) for i, (label, python, where) in enumerate(builds)]
+    for _label, python, where in plan:
+        cold_start(python, where)  # a first run brings the files into the page cache
+    samples = {label: [] for label, _, _ in plan}
+    process = {label: [] for label, _, _ in plan}
+    for _ in range(runs):
+        for label, python, where in plan:
+            t0 = time.perf_counter()
+            samples[label].append(cold_start(python, where))
+            process[label].append((time.perf_counter() - t0) * 1000)
+    shutil.rmtree(work)
+
+    def cells(key):
+        out = []
+        for label, _, _ in plan:
+            values = [s[key] for s in samples[label]] if key else process[label]
+            out += stats(values)[:3]
+        return out
 
     rows = [
-        ["import + tables + first request - search", *column("cold"), "300"],
-        ["  of which: import app (Powertools, pydantic, numpy, engine, tables)", *column("init"), ""],
-        ["  of which: first request minus its search", *column("first"), ""],
-        ["import app, CPU time of the process (what CPU steal cannot inflate)", *column("cpu"), ""],
-        ["whole process (interpreter start to exit, incl. the search)", *stats(process), ""],
+        ["import + tables + first request - search", *cells("cold"), "300"],
+        ["  of which: import app (Powertools, pydantic, numpy, engine, tables)", *cells("init"), ""],
+        ["  of which: first request minus its search", *cells("first"), ""],
+        ["import app, CPU time of the process (what CPU steal cannot inflate)", *cells("cpu"), ""],
+        ["whole process (interpreter start to exit, incl. the search)", *cells(None), ""],
     ]
-    return table([f"fresh process, built artifact, clean venv (ms, {runs} runs)", "median", "p90", "p99", "max",
-                  "goal"], rows)
+    headers = [f"fresh process, built artifact, clean venv (ms, {runs} runs)"]
+    for label, _, _ in plan:
+        headers += [f"{label}: median", "p90", "p99"]
+    return table(headers + ["goal"], rows)
+
+
+# Imports the built function as Lambda's runtime would with SnapStart, with a stand-in for the runtime's
+# snapshot_restore_py: init, the before-snapshot hooks (what the snapshot then holds), the after-restore
+# hooks and the first request (what every restored environment still runs). argv: build_dir, event file.
+SNAPSTART_DRIVER = r'''
+import contextlib, io, json, os, sys, time, types
+build_dir, event_path = sys.argv[1], sys.argv[2]
+hooks = {"before": [], "after": []}
+fake = types.ModuleType("snapshot_restore_py")
+fake.register_before_snapshot = lambda f, *a, **k: hooks["before"].append(f) or f
+fake.register_after_restore = lambda f, *a, **k: hooks["after"].append(f) or f
+sys.modules["snapshot_restore_py"] = fake
+sys.path[:0] = [os.path.join(build_dir, "AnalyzeFunction")] + [os.path.join(build_dir, layer, "python")
+                                                             for layer in ("EngineLayer", "CommonLayer")]
+
+class Context:
+    function_version, log_stream_name, function_name = "1", "snapstart", "AnalyzeFunction"
+    log_group_name, memory_limit_in_mb, aws_request_id = "/aws/lambda/AnalyzeFunction", 1769, "snapstart-1"
+    invoked_function_arn = "arn:aws:lambda:us-east-1:123456789012:function:AnalyzeFunction:live"
+    def __init__(self):
+        self._deadline = time.monotonic() + 30
+    def get_remaining_time_in_millis(self):
+        return int((self._deadline - time.monotonic()) * 1000)
+
+def timed(fn):
+    t = time.perf_counter()
+    fn()
+    return (time.perf_counter() - t) * 1000
+
+logs = io.StringIO()
+with contextlib.redirect_stdout(logs):
+    init = timed(lambda: __import__("app"))
+    before = timed(lambda: [hook() for hook in hooks["before"]])
+    after = timed(lambda: [hook() for hook in hooks["after"]])
+    import app
+    event = json.load(open(event_path))
+    t = time.perf_counter()
+    response = app.lambda_handler(event, Context())
+    first = (time.perf_counter() - t) * 1000
+print(json.dumps({"init": init, "before": before, "after": after, "first": first, "response": response,
+                  "hooks": [len(hooks["before"]), len(hooks["after"])]}))
+'''
+
+
+def snapstart_run(python, build_dir):
+    event = ROOT / "events" / "analyze-post.json"
+    env = {**artifact.lambda_environment(), **artifact.runtime_environment(build_dir), **DEPLOYED,
+           "AWS_LAMBDA_INITIALIZATION_TYPE": "snap-start", "PATH": os.environ.get("PATH", "")}
+    proc = subprocess.run([python, "-I", "-B", "-c", SNAPSTART_DRIVER, str(build_dir), str(event)], env=env,
+                          capture_output=True, text=True, timeout=600)
+    if proc.returncode != 0:
+        raise RuntimeError(proc.stderr[-4000:])
+    r = json.loads(proc.stdout.splitlines()[-1])
+    assert r["response"]["statusCode"] == 200 and r["hooks"] == [1, 1], r
+    r["first"] -= json.loads(r["response"]["body"])["time_ms"]
+    return r
+
+
+def bench_snapstart(build_dir, runs):
+    python = clean_python(sys.executable, pathlib.Path(tempfile.mkdtemp(prefix="kibitz-venv-")) / "clean")
+    snapstart_run(python, build_dir)  # the page cache
+    samples = [snapstart_run(python, build_dir) for _ in range(runs)]
+    plain = [cold_start(python, build_dir) for _ in range(runs)]
+
+    def cells(values):
+        return stats(values)[:3]
+
+    snapshot = [s["init"] + s["before"] for s in samples]
+    restore = [s["after"] + s["first"] for s in samples]
+    rows = [
+        ["in the snapshot (run once, when a version is published)", *cells(snapshot)],
+        ["  import app (as the cold start's import)", *cells([s["init"] for s in samples])],
+        ["  before-snapshot hook: table reserved, a depth-4 search, its answer",
+         *cells([s["before"] for s in samples])],
+        ["per restore (every new environment), besides Lambda's own restore", *cells(restore)],
+        ["  after-restore hook (random reseeded)", *cells([s["after"] for s in samples])],
+        ["  first request minus its search", *cells([s["first"] for s in samples])],
+        ["without SnapStart, for comparison: the cold start (import + first request - search)",
+         *cells([c["cold"] for c in plain])],
+        ["  of which the first request minus its search", *cells([c["first"] for c in plain])],
+    ]
+    return table([f"SnapStart, built artifact, Python {describe(python)} (ms, {runs} runs)", "median", "p90", "p99"],
+                 rows)
 
 
 def variant(build_dir, out, app_edits=(), drop_bytecode=False):
@@ -203,7 +362,7 @@ def variant(build_dir, out, app_edits=(), drop_bytecode=False):
 
 
 def bench_cold_parts(build_dir, runs):
-    python = artifact.clean_python(pathlib.Path(tempfile.mkdtemp(prefix="kibitz-venv-")) / "clean")
+    python = clean_python(sys.executable, pathlib.Path(tempfile.mkdtemp(prefix="kibitz-venv-")) / "clean")
     work = pathlib.Path(tempfile.mkdtemp(prefix="kibitz-variants-"))
     eager_docs = ("\ninit_phase.end()\n", '\ndocs.prepare({"path": "/swagger"})\ninit_phase.end()\n')
     gc_on = ("\ninit_phase.begin()  #", "\n#")  # the collector stays on; init_phase.end() freezes all the same
@@ -281,18 +440,38 @@ def conditions():
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--record", action="store_true", help="write the tables to docs/benchmarks.md")
-    ap.add_argument("--only", default="cold,warm,budget,size", help="any of cold,coldparts,warm,budget,size")
+    ap.add_argument("--only", default="cold,snapstart,warm,budget,size",
+                    help="any of cold,coldparts,snapstart,warm,budget,size")
     ap.add_argument("--build-dir", help="reuse (or build into) this sam build directory")
+    ap.add_argument("--compare", default="auto",
+                    help="another interpreter for the cold start, beside this one (default: python3.11 if one "
+                         "runs; 'none': no comparison)")
+    ap.add_argument("--compare-build-dir",
+                    help="reuse (or build into) this directory for --compare's artifact (the same as --build-dir's "
+                         "for another build of the same Python: the artifact only depends on the version)")
     ap.add_argument("--requests", type=int, default=600, help="warm requests")
     ap.add_argument("--runs", type=int, default=20, help="cold-start processes")
     args = ap.parse_args()
     only = set(args.only.split(","))
     sections = []
-    if only & {"cold", "coldparts", "size"}:
+    if only & {"cold", "coldparts", "snapstart", "size"}:
         build_dir, how = build(args.build_dir)
         print(f"built with {how}: {build_dir}", file=sys.stderr)
     if "cold" in only:
-        sections.append(("API cold start", bench_cold(build_dir, args.runs),
+        builds = [(f"Python {describe(sys.executable)}", sys.executable, build_dir)]
+        other = find_compare() if args.compare == "auto" else None if args.compare == "none" else args.compare
+        if other:
+            where = pathlib.Path(args.compare_build_dir or pathlib.Path(tempfile.mkdtemp(prefix="kibitz-compare-"))
+                                 / "build")
+            t0 = time.perf_counter()
+            where, how = build_with(other, where)
+            print(f"built with {how} in {time.perf_counter() - t0:.0f} s: {where}", file=sys.stderr)
+            builds.append((f"Python {describe(other)}", other, where))
+        interpreters = "; ".join(f"{label}: {python}" for label, python, _ in builds)
+        sections.append(("API cold start", bench_cold(args.runs, builds),
+                         f"Interpreters: {interpreters} (Python 3.11's artifact: built by it, with "
+                         "manylinux2014 wheels, as deployed on python3.11 before issue 16). Each row's "
+                         "figures are per interpreter, runs in turns. "
                          "Run as deployed: the runtime's variables (LAMBDA_TASK_ROOT, AWS_EXECUTION_ENV), Powertools' "
                          "Tracer on with a sampled trace header. "
                          "Search time is the `time_ms` the answer reports. The environment is the template's "
@@ -300,6 +479,15 @@ def main():
                          "Lambda's read-only /var/task and /opt, only the bytecode the build shipped is used "
                          "(each function's and each layer's Makefile compile it); a first, uncounted run "
                          "brings the files into the page cache."))
+    if "snapstart" in only:
+        sections.append(("API cold start with SnapStart", bench_snapstart(build_dir, args.runs),
+                         "SnapStart=On (template.yaml): Lambda runs the init and the before-snapshot hook once, "
+                         "when it publishes a version, and snapshots the environment; a new environment "
+                         "resumes from the snapshot and runs only the after-restore hook before its first "
+                         "request. Measured here in one fresh process with a stand-in for the runtime's "
+                         "snapshot_restore_py, hooks called as Lambda calls them. Not measurable here: "
+                         "Lambda's own restore (its `Restore Duration`: resuming the microVM and loading "
+                         "the snapshot's pages as they are touched), which AWS bills per restore."))
     if "coldparts" in only:
         sections.append(("API cold start, measure by measure", bench_cold_parts(build_dir, args.runs),
                          "Each row undoes one measure in a copy of the build (the same layers), as the cold "

@@ -4,8 +4,8 @@
 
 numba.pycc compiles every function registered in engine/core/exports.py with its signature, for
 haswell (POPCNT, BMI2, AVX2: every x86_64 Lambda host has them). The C parts are compiled and linked
-by zig's clang (the `ziglang` wheel) for glibc 2.26, so the module loads on Amazon Linux 2, the
-python3.11 Lambda runtime, as well as here; --system-cc uses the machine's compiler instead.
+by zig's clang (the `ziglang` wheel) for glibc 2.26, so the module loads on Amazon Linux 2023 (glibc
+2.34), the python3.13 Lambda runtime, as well as here; --system-cc uses the machine's compiler instead.
 The module then needs only numpy at run time. The layer build (layers/engine/Makefile) calls this too.
 """
 
@@ -22,6 +22,10 @@ import numpy as np
 
 from engine.buildinfo import COMPILED_NAME, ENGINE_DIR, source_hash
 
+# Lambda's python3.13 runs on Amazon Linux 2023 (glibc 2.34), but the one module `make build` makes is
+# also what every developer's machine loads, so it is linked for less: 2.26 loads on Debian 10+,
+# Ubuntu 18.04+, RHEL 8+ and Amazon Linux 2 as well, and the module needs nothing a newer glibc adds
+# (its only symbols are libc's and libm's basics). tests/test_build.py checks it against both.
 GLIBC_TARGET = "x86_64-linux-gnu.2.26"
 
 

@@ -114,12 +114,12 @@ for path in sys.argv[3:]:
 
 
 def runtime_environment(build_dir, function=FUNCTION):
-    """The variables the python3.11 runtime itself adds. They matter: the X-Ray SDK (under Powertools'
+    """The variables the python3.13 runtime itself adds. They matter: the X-Ray SDK (under Powertools'
     Tracer) looks for LAMBDA_TASK_ROOT and, outside Lambda, builds a botocore X-Ray client for
     centralized sampling at import (~170 ms) that a real cold start never pays."""
     handler = load()[function].handler
     return {"LAMBDA_TASK_ROOT": str(pathlib.Path(build_dir) / function), "LAMBDA_RUNTIME_DIR": "/var/runtime",
-            "AWS_EXECUTION_ENV": "AWS_Lambda_python3.11", "_HANDLER": handler}
+            "AWS_EXECUTION_ENV": "AWS_Lambda_python3.13", "_HANDLER": handler}
 
 
 def run_events(python, build_dir, event_paths, timeout=600, function=FUNCTION, env=None):

@@ -4,12 +4,15 @@ path as Lambda's /opt/python, and every event in events/ answers as expected: An
 their own, JobsFunction's and BatchFunction's (API Gateway and SQS events) against moto on
 127.0.0.1 standing in for SQS and DynamoDB.
 
-Also: every shared object needs at most GLIBC_2.26 (Amazon Linux 2), no numba or llvmlite is shipped,
-and each function with its layers stays under Lambda's 250 MB unzipped limit.
+The clean environment is of the interpreter running the tests, .venv/'s Python 3.13, the python3.13
+runtime's. Also: every shared object needs at most GLIBC_2.34 (Amazon Linux 2023), all bytecode is
+3.13's, no numba or llvmlite is shipped, and each function with its layers stays under Lambda's 250 MB
+unzipped limit.
 """
 
 import re
 import subprocess
+import sys
 
 import pytest
 
@@ -19,7 +22,7 @@ from tests import api_cases, jobs_cases, page_artifact
 
 pytestmark = pytest.mark.slow
 
-GLIBC_MAX = (2, 26)
+GLIBC_MAX = (2, 34)  # python3.13 runtime: Amazon Linux 2023
 LAMBDA_UNZIPPED_LIMIT = 250 * 1024 * 1024
 
 
@@ -66,11 +69,21 @@ def glibc_needs(path):
     return {tuple(int(x) for x in v.split(".")) for v in re.findall(r"GLIBC_([0-9.]+)", out)}
 
 
-def test_every_shared_object_needs_at_most_glibc_2_26(build_dir):
+def test_every_shared_object_needs_at_most_glibc_2_34(build_dir):
     objects = [p for p in build_dir.rglob("*.so*") if p.is_file()]
     assert any(p.name.startswith("_compiled") for p in objects) and any("pydantic_core" in str(p) for p in objects)
     too_new = {str(p.relative_to(build_dir)): max(v) for p in objects if (v := glibc_needs(p)) and max(v) > GLIBC_MAX}
     assert too_new == {}
+    extensions = {p.name.split(".")[1] for p in objects if p.name.endswith(".so") and ".cpython-" in p.name}
+    assert extensions == {"cpython-313-x86_64-linux-gnu"}, extensions
+
+
+def test_every_bytecode_file_is_python_3_13s(build_dir):
+    """Lambda's python3.13 ignores bytecode of another Python and, its code being read-only, compiles
+    the source again at every cold start. (The clean environment above is of this interpreter.)"""
+    assert sys.version_info[:2] == (3, 13)
+    tags = {p.name.split(".")[-2] for p in build_dir.rglob("__pycache__/*.pyc")}
+    assert tags == {"cpython-313"}, tags
 
 
 def test_no_numba_in_the_artifact_and_it_fits_in_lambda(build_dir):

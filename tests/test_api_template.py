@@ -1,4 +1,5 @@
-"""template.yaml: cfn-lint is clean, and the settings issue 4 asks for are there."""
+"""template.yaml: cfn-lint is clean (with SnapStart off and on), and the settings issues 4, 5 and 16 ask
+for are there."""
 
 import pathlib
 import re
@@ -16,16 +17,37 @@ def raw_template():
     return yaml.load((ROOT / "template.yaml").read_text(), Loader=template._Loader)
 
 
-def test_cfn_lint_is_clean():
+def cfn_lint(path):
     cfn_lint = pathlib.Path(sys.executable).parent / "cfn-lint"
-    proc = subprocess.run([str(cfn_lint), "template.yaml"], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    return subprocess.run([str(cfn_lint), str(path)], cwd=ROOT, capture_output=True, text=True, timeout=300)
+
+
+def test_cfn_lint_is_clean():
+    proc = cfn_lint("template.yaml")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def with_snapstart_default(value):
+    """template.yaml's text with the SnapStart parameter's default set to value."""
+    text, n = re.subn(r'(\n  SnapStart:\n    Type: String\n    Default: )"Off"\n', rf'\1"{value}"\n',
+                      (ROOT / "template.yaml").read_text())
+    assert n == 1, "the SnapStart parameter has moved: update this test"
+    return text
+
+
+def test_cfn_lint_is_clean_with_snapstart_on(tmp_path):
+    """cfn-lint runs the SAM transform with each parameter's default, so the template is linted as
+    deployed with SnapStart=On by a copy whose default is On."""
+    on = tmp_path / "template.yaml"
+    on.write_text(with_snapstart_default("On"))
+    proc = cfn_lint(on)
     assert proc.returncode == 0, proc.stdout + proc.stderr
 
 
 def test_function_and_layer_settings():
     doc = raw_template()
     glob = doc["Globals"]["Function"]
-    assert glob["Runtime"] == "python3.11" and glob["Architectures"] == ["x86_64"]
+    assert glob["Runtime"] == "python3.13" and glob["Architectures"] == ["x86_64"]
     assert glob["LoggingConfig"]["LogFormat"] == "JSON"
     fn = doc["Resources"]["AnalyzeFunction"]["Properties"]
     assert fn["MemorySize"].tag == "Ref" and fn["MemorySize"].value == "AnalyzeMemoryMb"
@@ -36,6 +58,8 @@ def test_function_and_layer_settings():
     assert layer["Metadata"]["BuildMethod"] == "makefile"
     assert layer["Properties"]["ContentUri"] == "layers/engine/"
     assert "build-EngineLayer:" in (ROOT / "layers/engine/Makefile").read_text()
+    for name in ("EngineLayer", "CommonLayer"):
+        assert doc["Resources"][name]["Properties"]["CompatibleRuntimes"] == ["python3.13"], name
 
 
 def test_api_throttling_cors_and_outputs():
@@ -59,7 +83,9 @@ def test_functions_are_built_with_bytecode_by_one_makefile():
         assert doc["Resources"][name]["Metadata"]["BuildMethod"] == "makefile", name
         makefiles.add((ROOT / doc["Resources"][name]["Properties"]["CodeUri"] / "Makefile").read_text())
     (makefile,) = makefiles
-    assert "build-%:" in makefile and "compileall" in makefile and "--platform manylinux2014_x86_64" in makefile
+    assert "build-%:" in makefile and "compileall" in makefile and "$(PLATFORMS) --implementation cp" in makefile
+    # Wheels for the interpreter that compiles the bytecode, and for Amazon Linux 2023's glibc at most.
+    assert "--python-version $(PY_VERSION)" in makefile and "GLIBC_MINOR ?= 34" in makefile
 
 
 def test_the_environment_keeps_the_cold_start_short():
@@ -203,3 +229,32 @@ def test_samconfig_overrides_every_parameter_with_its_default():
     params = raw_template()["Parameters"]
     assert set(overrides) == set(params)
     assert all(str(params[name]["Default"]) == value for name, value in overrides.items())
+
+
+# --- python3.13 and SnapStart (issue 16) ----------------------------------------------------------
+
+
+def test_snapstart_is_a_parameter_off_by_default_on_the_analyze_function_only():
+    doc = raw_template()
+    param = doc["Parameters"]["SnapStart"]
+    assert param["Default"] == "Off" and sorted(param["AllowedValues"]) == ["Off", "On"]
+    condition = doc["Conditions"]["SnapStartOn"]
+    assert condition.tag == "Equals" and condition.value[0].value == "SnapStart" and condition.value[1] == "On"
+    fn = doc["Resources"]["AnalyzeFunction"]["Properties"]
+    on, off = fn["SnapStart"].value[1:]
+    assert fn["SnapStart"].tag == "If" and fn["SnapStart"].value[0] == "SnapStartOn"
+    assert on == {"ApplyOn": "PublishedVersions"} and off.tag == "Ref" and off.value == "AWS::NoValue"
+    for name in ("JobsFunction", "BatchFunction", "PageFunction"):
+        assert "SnapStart" not in doc["Resources"][name]["Properties"], name
+
+
+def test_the_api_invokes_a_published_version_through_an_alias():
+    """SnapStart applies to published versions: the API invokes the alias SAM publishes. Switching the
+    parameter must publish a new version (SAM's version hash does not see parameter values: the
+    version's description names the setting), and replaced versions go (a kept one would go on paying
+    for its cached snapshot)."""
+    fn = raw_template()["Resources"]["AnalyzeFunction"]["Properties"]
+    assert fn["AutoPublishAlias"] == "live" and fn["VersionDeletionPolicy"] == "Delete"
+    assert fn["VersionDescription"].tag == "Sub" and "${SnapStart}" in fn["VersionDescription"].value
+    assert all(e["Type"] == "Api" for e in fn["Events"].values())  # SAM points Api events at the alias
+

@@ -18,6 +18,7 @@ from functions.common import init_phase
 init_phase.begin()  # no collections while the imports below make their objects (functions/common/init_phase.py)
 
 import os
+import random
 import time
 from typing import Annotated
 
@@ -29,6 +30,7 @@ from aws_lambda_powertools.metrics import MetricUnit
 import engine
 from engine.board import IllegalMoveError  # loads the compiled engine and builds its tables: in the init phase
 from engine.fen import FenError
+from engine.tt_pool import reserve_hash
 from functions.common.analysis_cache import analyse_cached
 from functions.common.budget import budget_ms, default_threads, hash_size_mb
 from functions.common.cache_store import CacheStore
@@ -42,7 +44,7 @@ from functions.common.http import (
     known_query,
     refuse_form_bodies,
 )
-from functions.common.models import AnalysisAnswer, AnalyzeBody, AnalyzeQuery, error_responses
+from functions.common.models import DEFAULT_MOVETIME_MS, AnalysisAnswer, AnalyzeBody, AnalyzeQuery, error_responses
 
 RESPONSES = {200: {"description": "the analysis", "content": {"application/json": {"model": AnalysisAnswer}}}} | \
     error_responses(400, 413, 415, 422, 429, 503)  # 429, 503: API Gateway's (throttle, quota, concurrency)
@@ -116,4 +118,45 @@ def lambda_handler(event, context):
     return app.resolve(event, context)
 
 
+# --- SnapStart (template parameter SnapStart=On; README.md, "SnapStart") ------------------------------
+# Lambda runs before_snapshot once, after this module's import, when it publishes a version, and
+# snapshots the environment; after_restore runs in every environment resumed from that snapshot.
+
+
+def before_snapshot():
+    """Warm what a first request touches, so that the snapshot holds it: the transposition table at
+    its largest, its pages faulted in (the attack tables and the net were written at import), and one
+    tiny search on the threads a request gets, which runs the compiled search over those tables and
+    leaves its searchers' arrays to be reused, then the answer's models and SAN. Straight to the engine,
+    not through the analysis cache: no call to DynamoDB from a snapshot."""
+    reserve_hash(hash_size_mb())
+    threads = default_threads()
+    hash_mb = hash_size_mb(DEFAULT_MOVETIME_MS, threads)
+    found = engine.analyse(depth=4, hash_mb=hash_mb, threads=threads)
+    AnalysisAnswer.of(found, DEFAULT_MOVETIME_MS, hash_mb, threads).model_dump_json()
+
+
+def after_restore():
+    """What must differ between the environments resumed from one snapshot: `random`'s state, drawn
+    once from os.urandom when it was imported, is drawn again (no code of this function uses it that
+    we know of; reseeding costs microseconds). Nothing else needs it: uuid4, secrets and the X-Ray
+    SDK's ids read os.urandom each time. The engine draws nothing at random: a search's table epoch and
+    salt come from this process's count of searches (engine/tt_pool.py), which every resumed environment
+    continues from the same value; harmless, as each environment has its own table and the salt only
+    tells its searches apart. str hashing's secret is fixed at interpreter start, so all of them share
+    it; it cannot be changed, and only resistance to hash flooding depends on it (bodies are at most
+    16 KiB)."""
+    random.seed()
+
+
+try:  # in Lambda's python3.12 and later runtimes only; not in `kibitz` or the tests, which never snapshot
+    from snapshot_restore_py import register_after_restore, register_before_snapshot
+except ImportError:
+    pass
+else:
+    register_before_snapshot(before_snapshot)
+    register_after_restore(after_restore)
+
+
+# Last: the hooks are registered during init; Lambda runs before_snapshot once this import has ended.
 init_phase.end()
