@@ -199,15 +199,27 @@ def deliveries(log_text):
     for line in log_text.splitlines():
         if '"job_id"' not in line or '"index"' not in line:
             continue
-        try:
-            entry = json.loads(line)
-        except ValueError:
-            continue
-        if "job_id" in entry and "index" in entry:
-            key = (entry["job_id"], entry["index"])
-            seen[key]["receives"].add(int(entry.get("receive_count") or 1))
-            seen[key]["analysed"] += entry.get("message") == "analysed"
+        for entry in json_objects(line):
+            if "job_id" in entry and "index" in entry:
+                key = (entry["job_id"], entry["index"])
+                seen[key]["receives"].add(int(entry.get("receive_count") or 1))
+                seen[key]["analysed"] += entry.get("message") == "analysed"
     return seen
+
+
+def json_objects(line):
+    """The log entries in one line. serve and its pollers append to one file, and a write of one process can
+    land in the middle of another's line: each entry is read from its own `{"level"` on."""
+    decoder = json.JSONDecoder()
+    start = line.find('{"level"')
+    while start >= 0:
+        try:
+            entry, end = decoder.raw_decode(line, start)
+        except ValueError:
+            end = start + 1
+        else:
+            yield entry
+        start = line.find('{"level"', end)
 
 
 def growth(memory, key):
@@ -273,7 +285,7 @@ def report(name, load, problems, analysed, fault_line):
         ["positions delivered again", f"{redelivered} (a killed poller's batch, a DynamoDB failure); "
                                       f"{searched_once} of {positions_total} logged as searched and stored once, "
                                       f"{searched_again} twice, {positions_total - searched_once - searched_again} "
-                                      f"with no such line (a poller killed between storing and logging)"],
+                                      f"with no line (a poller killed between storing and logging)"],
         ["status 500 answers", str(load.statuses.get(500, 0) + load.job_statuses.get(500, 0))],
         ["serve RSS, MB", f"{serve0:.0f} after warm-up, {serve1:.0f} at the end (max {serve_max:.0f})"],
         ["poller RSS (mean of the pollers), MB", f"{poll0:.0f} after warm-up, {poll1:.0f} at the end "
