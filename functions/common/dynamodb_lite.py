@@ -13,8 +13,10 @@ that wants one makes it (a kept-alive connection the server closed while idle is
 
 Where: AWS_ENDPOINT_URL (moto locally) or https://dynamodb.<region>.amazonaws.com; region from
 AWS_REGION / AWS_DEFAULT_REGION; credentials from AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY and
-AWS_SESSION_TOKEN (what Lambda sets), else botocore's credential chain (a profile, SSO: `kibitz serve`
-against AWS).
+AWS_SESSION_TOKEN (what Lambda sets), else from the container credentials endpoint,
+AWS_CONTAINER_CREDENTIALS_FULL_URI (what Lambda gives a function with SnapStart instead of the
+variables; fetched again before they expire), else botocore's credential chain (a profile, SSO:
+`kibitz serve` against AWS).
 """
 
 import datetime
@@ -39,23 +41,55 @@ def _hmac(key, text):
     return hmac.new(key, text.encode(), hashlib.sha256).digest()
 
 
+REFRESH_BEFORE_S = 300  # fetch container credentials again this long before they expire
+
+
 def credentials():
-    """(access key, secret key, session token or None)."""
+    """(access key, secret key, session token or None, expiry as a UTC datetime or None)."""
     key, secret = os.environ.get("AWS_ACCESS_KEY_ID"), os.environ.get("AWS_SECRET_ACCESS_KEY")
     if key and secret:
-        return key, secret, os.environ.get("AWS_SESSION_TOKEN") or None
+        return key, secret, os.environ.get("AWS_SESSION_TOKEN") or None, None
+    if os.environ.get("AWS_CONTAINER_CREDENTIALS_FULL_URI"):
+        return container_credentials(os.environ["AWS_CONTAINER_CREDENTIALS_FULL_URI"])
     import botocore.session  # only off Lambda, without credentials in the environment
 
     found = botocore.session.get_session().get_credentials()
     if found is None:
         raise DynamoDBError(0, "NoCredentials", "no AWS credentials in the environment or botocore's chain")
     frozen = found.get_frozen_credentials()
-    return frozen.access_key, frozen.secret_key, frozen.token
+    return frozen.access_key, frozen.secret_key, frozen.token, None
+
+
+def container_credentials(uri, timeout_s=1.0):
+    """Credentials from the container endpoint (GET, with the authorization token of
+    AWS_CONTAINER_AUTHORIZATION_TOKEN or the file AWS_CONTAINER_AUTHORIZATION_TOKEN_FILE names)."""
+    token = os.environ.get("AWS_CONTAINER_AUTHORIZATION_TOKEN")
+    if not token and os.environ.get("AWS_CONTAINER_AUTHORIZATION_TOKEN_FILE"):
+        with open(os.environ["AWS_CONTAINER_AUTHORIZATION_TOKEN_FILE"]) as f:
+            token = f.read().strip()
+    url = urlsplit(uri)
+    kind = http.client.HTTPSConnection if url.scheme == "https" else http.client.HTTPConnection
+    conn = kind(url.netloc, timeout=timeout_s)
+    try:
+        conn.request("GET", url.path + (f"?{url.query}" if url.query else ""),
+                     headers={"Authorization": token} if token else {})
+        response = conn.getresponse()
+        data = response.read()
+    finally:
+        conn.close()
+    try:
+        found = json.loads(data) if response.status == 200 else {}
+        expiry = datetime.datetime.fromisoformat(found["Expiration"].replace("Z", "+00:00")) \
+            if found.get("Expiration") else None
+        return found["AccessKeyId"], found["SecretAccessKey"], found.get("Token"), expiry
+    except (ValueError, KeyError, TypeError):
+        raise DynamoDBError(response.status, "NoCredentials",
+                            f"the container credentials endpoint answered {data[:200]!r}") from None
 
 
 def sign(method, host, path, region, service, headers, body, creds, now):
     """SigV4: the Authorization header for a request whose headers (lower-case names) are all signed."""
-    key, secret, _ = creds
+    key, secret = creds[0], creds[1]
     stamp = now.strftime("%Y%m%dT%H%M%SZ")
     day = stamp[:8]
     headers = {**headers, "host": host, "x-amz-date": stamp}
@@ -95,14 +129,15 @@ class DynamoDB:
 
     def call(self, operation, params):
         """The operation's answer (a dict), or DynamoDBError / OSError / http.client.HTTPException."""
-        if self.creds is None:
+        now = datetime.datetime.now(datetime.UTC)
+        if self.creds is None or (self.creds[3] is not None and
+                                  (self.creds[3] - now).total_seconds() < REFRESH_BEFORE_S):
             self.creds = credentials()
         body = json.dumps(params, separators=(",", ":")).encode()
         headers = {"content-type": CONTENT_TYPE, "x-amz-target": TARGET_PREFIX + operation}
         if self.creds[2]:
             headers["x-amz-security-token"] = self.creds[2]
-        headers = sign("POST", self.host, self.path, self.region, "dynamodb", headers, body, self.creds,
-                       datetime.datetime.now(datetime.UTC))
+        headers = sign("POST", self.host, self.path, self.region, "dynamodb", headers, body, self.creds, now)
         for attempt in (1, 2):
             reused = self.conn is not None
             try:
