@@ -170,8 +170,9 @@ def fit_k(scores, results):
 
 
 def load_dataset(folders):
-    recs = np.concatenate([records.load(f) for f in folders])
-    return recs
+    """The records of every folder, and how many whole games they hold (each folder numbers its own)."""
+    parts = [records.load(f) for f in folders]
+    return np.concatenate(parts), sum(len(np.unique(p["game"])) for p in parts)
 
 
 def targets(recs, k, result_weight):
@@ -196,7 +197,7 @@ def train(data, out, hidden=256, epochs=30, batch=16384, lr=1e-3, final_lr=1e-5,
           resume=False, max_positions=None, mirror=False, log=print):
     out = pathlib.Path(out).expanduser()
     t_load = time.perf_counter()
-    recs = load_dataset([pathlib.Path(d).expanduser() for d in data])
+    recs, games = load_dataset([pathlib.Path(d).expanduser() for d in data])
     if max_positions:
         recs = recs[:max_positions]
     held = held_back(recs)
@@ -261,7 +262,7 @@ def train(data, out, hidden=256, epochs=30, batch=16384, lr=1e-3, final_lr=1e-5,
                  **{"v_" + n: mv[1] for n, mv in moments.items()}, epoch=epoch + 1, step=step,
                  history=json.dumps(history))
     settings = {"data": [str(d) for d in data], "positions": int(len(recs)), "training": int(len(train_rows)),
-                "held_back": int(len(val_rows)), "games": int(len(np.unique(recs["game"]))), "hidden": hidden,
+                "held_back": int(len(val_rows)), "games": games, "hidden": hidden,
                 "epochs": epochs, "batch": batch, "lr": lr, "final_lr": final_lr, "result_weight": result_weight,
                 "mirror": mirror,
                 "seed": seed, "k": k, "scale": SCALE, "clip": CLIP, "threads": threads, "history": history}
