@@ -22,7 +22,7 @@ PARAMS = [
     ("MobilityEg", 100, 0, 300),
     ("KingSafety", 100, 0, 300),  # percent scale of the king-attack penalty
     ("PawnShield", 12, 0, 50),
-    ("Nnue", 0, 0, 1),  # 1: the learned evaluation (engine/nnue.py); 0: the hand-written one
+    ("Nnue", 1, 0, 1),  # 1: the learned evaluation (engine/nnue.py, the default); 0: the hand-written one
     # search
     ("NullMove", 1, 0, 1),
     ("Lmr", 1, 0, 1),

@@ -26,12 +26,12 @@ MATERIAL_RANGE = (17, 78)  # below 17 or above 78 the fit has too few positions 
 MATERIAL_NORM = 58
 PIECE_VALUES = {"p": 1, "n": 3, "b": 3, "r": 5, "q": 9}
 
-# The constants now in force: /work/data/gen1, games of the hand-written evaluation at 5000 nodes a move
-# (commit d9a446a), ~690k positions; docs/benchmarks.md "WDL model" has the report.
+# The constants now in force: gen6, games of the learned evaluation (net-c, engine/nets/kibitz.nnue) at
+# 2000 nodes a move (docs/nnue.md), 214k positions; docs/benchmarks.md "WDL model" has the report.
 # BEGIN FITTED (python -m training wdl --write; do not edit by hand)
-# Fitted on /work/data/gen1: python -m training wdl --data ... --write. Coefficients of x^3, x^2, x, 1.
-A = (-1562.118, 4454.593, -4068.371, 1289.575)
-B = (-1101.854, 2987.574, -2455.533, 757.061)
+# Fitted on /work/data/gen6: python -m training wdl --data ... --write. Coefficients of x^3, x^2, x, 1.
+A = (-929.792, 2768.677, -2676.806, 948.614)
+B = (-150.683, 397.524, -212.35, 231.612)
 # END FITTED
 
 

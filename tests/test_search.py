@@ -40,7 +40,9 @@ def test_mate_in_one(fen):
     ("2Q2n2/2R4p/1p1qpp1k/8/3P3P/3B2P1/5PK1/r7 w - - 0 1", 3),
 ])
 def test_mates_in_two_and_three(fen, mate):
-    r = analyse(fen, depth=2 * mate + 4)
+    # Two plies of slack beyond the mate's own and four more: with the learned evaluation the queen
+    # sacrifice of the first position (Qg6) is seen at depth 9, at 8 with the hand-written one.
+    r = analyse(fen, depth=2 * mate + 6)
     assert r.score.mate == mate, r
     assert len(r.pv) == 2 * mate - 1 and plays_into_mate(fen, r.pv)
 
