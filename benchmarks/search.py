@@ -113,8 +113,8 @@ def run_smp_depth(args):
     """Time to complete a fixed depth, 1 and 2 threads, on 20 positions; the ratio's geometric mean."""
     from engine import analyse
 
-    rows, ratios = [], []
-    for fen in positions(20, seed=21):
+    rows, ratios, fens = [], [], positions(20, seed=21)
+    for fen in fens:
         times = []
         for threads in (1, 2):
             t0 = time.perf_counter()
@@ -126,7 +126,7 @@ def run_smp_depth(args):
                  f"{max(ratios):.2f}", f"{g:.2f}", "1.5"])
     speed = table(["time to depth, 1 thread / 2 threads", "min", "median", "max", "geometric mean", "goal"], rows)
     # The depth an answer reaches in the API's default time (README: threads and memory).
-    depths = {threads: [analyse(fen, movetime_ms=args.ms, threads=threads).depth for fen in positions(20, seed=21)]
+    depths = {threads: [analyse(fen, movetime_ms=args.ms, threads=threads).depth for fen in fens]
               for threads in (1, 2)}
     reached = table(["threads", f"depth at {args.ms} ms: mean", "median", "min", "max"],
                     [[str(t), f"{statistics.mean(d):.1f}", f"{statistics.median(d):g}", str(min(d)), str(max(d))]

@@ -15,6 +15,7 @@ import time
 import chess
 import pytest
 
+from benchmarks.served import children
 from tests.batch_support import wac
 from tests.conftest import ROOT
 
@@ -35,19 +36,6 @@ OPERA_POSITIONS = 34  # 33 plies and the start
 def kibitz(*args, timeout=180, env=None):
     return subprocess.run([*KIBITZ, *args], cwd=ROOT, capture_output=True, text=True, timeout=timeout,
                           env={**os.environ, **(env or {})})
-
-
-def children(pid):
-    """Pids whose parent is pid (from /proc)."""
-    out = []
-    for stat in pathlib.Path("/proc").glob("[0-9]*/stat"):
-        try:
-            fields = stat.read_text().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        if int(fields[1]) == pid:
-            out.append(int(stat.parent.name))
-    return out
 
 
 @pytest.fixture(scope="module")
