@@ -39,7 +39,7 @@ PARAMS = [
     ("QsearchChecks", 1, 0, 1),  # quiet checks (not losing material) at the first quiescence ply
     ("LmrChecks", 0, 0, 1),  # reduce moves that give check (one ply less than other moves); 0: never
     # refinements, each decided by SPRT (docs/strength.md)
-    ("ContHistory", 0, 0, 1),  # continuation history (the moves 1 and 2 plies back) in quiet ordering and LMR
+    ("ContHistory", 1, 0, 1),  # continuation history (the moves 1 and 2 plies back) in quiet ordering and LMR
     ("CaptureHistory", 0, 0, 1),  # capture history in capture ordering
     ("Correction", 0, 0, 1),  # static eval corrected by the pawn structure's error statistics
     ("Singular", 0, 0, 1),  # singular extensions, with multi-cut and negative extensions
