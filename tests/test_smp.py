@@ -40,10 +40,12 @@ def test_one_thread_is_deterministic_and_the_default():
 
 @pytest.mark.parametrize("threads", [2, 4])
 def test_helpers_search_with_the_main_thread(threads):
-    one = analyse(KIWIPETE, depth=8)
-    many = analyse(KIWIPETE, depth=8, threads=threads)
+    infos = []
+    many = analyse(KIWIPETE, depth=8, threads=threads, on_info=infos.append)
     assert many.depth >= 8 and legal_line(KIWIPETE, many.pv)
-    assert many.nodes > one.nodes  # every thread's nodes are counted
+    # Each iteration's info counts the main thread's nodes; the answer adds the helpers'. (Not a comparison
+    # with a one-thread search: sharing the table, the threads can reach depth 8 in fewer nodes in all.)
+    assert infos and many.nodes > infos[-1].nodes
 
 
 @pytest.mark.parametrize("threads", [0, 9, 1.5, True])
