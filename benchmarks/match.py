@@ -304,7 +304,9 @@ def record_match(match, label, limits, command):
     rows = [line for line in existing.group(0).splitlines() if line.startswith("| Kibitz")] if existing else []
     rows.append(row + f" <!-- {command} -->")
     record("Matches", header + "\n" + "\n".join(rows) + "\n\nOpenings: the 2-move book, each played with both "
-           "colours. Games played two at a time on the two cores. Intervals from game pairs (pentanomial).",
+           "colours. Each row's command says how many games ran at once (--concurrency, default 2: one per "
+           "core). Problems: illegal moves, crashes and time losses by either engine. Intervals from game "
+           "pairs (pentanomial).",
            "python benchmarks/match.py ... --record")
 
 
