@@ -26,8 +26,9 @@ MATERIAL_RANGE = (17, 78)  # below 17 or above 78 the fit has too few positions 
 MATERIAL_NORM = 58
 PIECE_VALUES = {"p": 1, "n": 3, "b": 3, "r": 5, "q": 9}
 
-# The constants now in force: gen6, games of the learned evaluation (net-c, engine/nets/kibitz.nnue) at
-# 2000 nodes a move (docs/nnue.md), 214k positions; docs/benchmarks.md "WDL model" has the report.
+# The constants now in force: gen6, games of the learned evaluation (net-c, the net shipped before net-d) at
+# 2000 nodes a move (docs/nnue.md), 214k positions; docs/benchmarks.md "WDL model" has the report. To refit
+# on net-d's own games once they exist (net-d's score scale is close: trainer k 238 against net-c's 233).
 # BEGIN FITTED (python -m training wdl --write; do not edit by hand)
 # Fitted on /work/data/gen6: python -m training wdl --data ... --write. Coefficients of x^3, x^2, x, 1.
 A = (-929.792, 2768.677, -2676.806, 948.614)
