@@ -15,10 +15,18 @@ or a fixed --nodes per move. Illegal moves, crashes and time losses are reported
 
 --record adds a row to docs/benchmarks.md ("Matches"); --strength NAME adds one to docs/strength.md
 ("Changes decided by SPRT").
+
+--journal FILE makes a long match resumable: every finished pair is appended to FILE (JSON lines,
+the games' PGN included), and a match started again with the same FILE plays only the pairs not in
+it yet, counting the ones that are. The first line holds the match's settings; a restart with other
+settings (engines, options, limits, book seed, a checkout's bench) is refused, naming what differs.
+A 400-game match at 10+0.1 (two and a half hours of both cores) can so span several sessions.
 """
 
 import argparse
 import datetime
+import io
+import json
 import pathlib
 import queue
 import random
@@ -146,7 +154,7 @@ def play_game(engines, fen, a_white, limits, problems):
 class Match:
     """Game pairs on `concurrency` threads, each with its own two engine processes."""
 
-    def __init__(self, a, b, limits, max_games, concurrency=2, sprt=None, seed=7, log=print):
+    def __init__(self, a, b, limits, max_games, concurrency=2, sprt=None, seed=7, log=print, journal=None):
         self.a, self.b, self.limits, self.sprt = a, b, limits, sprt
         self.max_pairs = max(1, max_games // 2)
         self.concurrency, self.log = concurrency, log
@@ -156,10 +164,51 @@ class Match:
         self.lock = threading.Lock()
         self.stop = threading.Event()
         self.jobs = queue.Queue()
+        self.journal = pathlib.Path(journal) if journal else None
+        self.resumed = 0
+        done = self.resume(seed) if self.journal else set()
         book = openings(seed)
         for i in range(self.max_pairs):
-            self.jobs.put(book[i % len(book)])
+            if i not in done:
+                self.jobs.put((i, book[i % len(book)]))
         self.started = time.monotonic()
+
+    def settings(self, seed):
+        """What must not change between the runs of one journal."""
+        def side(p):
+            bench = bench_signature(p.cwd) if p.cwd else None
+            return {"name": p.name, "command": p.command, "options": p.options, "bench": bench}
+        return {"a": side(self.a), "b": side(self.b), "limits": self.limits.text(), "seed": seed,
+                "sprt": list(self.sprt) if self.sprt else None}
+
+    def resume(self, seed):
+        """Count the pairs already in the journal; start it if there is none. Returns their indices."""
+        settings = self.settings(seed)
+        if not self.journal.exists() or self.journal.stat().st_size == 0:
+            self.journal.parent.mkdir(parents=True, exist_ok=True)
+            self.journal.write_text(json.dumps({"settings": settings}) + "\n")
+            return set()
+        lines = self.journal.read_text().splitlines()
+        first = json.loads(lines[0]).get("settings")
+        if first != settings:
+            diff = sorted(k for k in settings if first is None or first.get(k) != settings.get(k))
+            raise SystemExit(f"match: {self.journal} was started with other settings ({', '.join(diff)} differ): "
+                             "give another --journal, or the same settings")
+        done = set()
+        for n, line in enumerate(lines[1:], 2):
+            try:
+                pair = json.loads(line)
+            except json.JSONDecodeError:
+                if n == len(lines):  # a pair torn by a kill while it was written: play it again
+                    break
+                raise SystemExit(f"match: {self.journal} line {n} is not JSON") from None
+            if pair["pair"] in done or pair["pair"] >= self.max_pairs:
+                continue
+            done.add(pair["pair"])
+            games = [chess.pgn.read_game(io.StringIO(g)) for g in pair["pgn"]]
+            self.record_pair(*pair["scores"], *games, pair["problems"])
+        self.resumed = len(done)
+        return done
 
     def worker(self):
         engines = {}
@@ -167,12 +216,13 @@ class Match:
             engines = {"a": self.a.open(), "b": self.b.open()}
             while not self.stop.is_set():
                 try:
-                    fen = self.jobs.get_nowait()
+                    index, fen = self.jobs.get_nowait()
                 except queue.Empty:
                     return
-                first, g1 = play_game(engines, fen, True, self.limits, self.problems)
-                second, g2 = play_game(engines, fen, False, self.limits, self.problems)
-                self.add_pair(first, second, g1, g2)
+                problems = []
+                first, g1 = play_game(engines, fen, True, self.limits, problems)
+                second, g2 = play_game(engines, fen, False, self.limits, problems)
+                self.add_pair(first, second, g1, g2, problems, index)
         finally:
             for e in engines.values():
                 try:
@@ -180,19 +230,30 @@ class Match:
                 except (chess.engine.EngineError, chess.engine.EngineTerminatedError, TimeoutError):
                     pass
 
-    def add_pair(self, first, second, g1, g2):
+    def record_pair(self, first, second, g1, g2, problems):
+        """Count a pair; returns the SPRT's line and stops the match at a verdict."""
+        self.penta.add(first, second)
+        self.scores += [first, second]
+        self.games += [g1, g2]
+        self.problems += problems
+        line = ""
+        if self.sprt:
+            llr, lo, hi, verdict = sprt_state(self.penta, *self.sprt)
+            line = f"  LLR {llr:+.2f} [{lo:.2f}, {hi:.2f}]"
+            if verdict and not self.verdict:
+                self.verdict = verdict
+                self.stop.set()
+        return line
+
+    def add_pair(self, first, second, g1, g2, problems=(), index=None):
         with self.lock:
-            self.penta.add(first, second)
-            self.scores += [first, second]
-            self.games += [g1, g2]
-            line = self.status()
-            if self.sprt:
-                llr, lo, hi, verdict = sprt_state(self.penta, *self.sprt)
-                line += f"  LLR {llr:+.2f} [{lo:.2f}, {hi:.2f}]"
-                if verdict and not self.verdict:
-                    self.verdict = verdict
-                    self.stop.set()
-            self.log(line)
+            if self.journal:
+                entry = {"pair": index, "scores": [first, second], "problems": list(problems),
+                         "pgn": [str(g1), str(g2)]}
+                with open(self.journal, "a") as f:
+                    f.write(json.dumps(entry) + "\n")
+            line = self.record_pair(first, second, g1, g2, list(problems))
+            self.log(self.status() + line)
 
     def wdl(self):
         return self.scores.count(1.0), self.scores.count(0.5), self.scores.count(0.0)
@@ -202,9 +263,12 @@ class Match:
         e, lo, hi = self.penta.elo_interval()
         minutes = (time.monotonic() - self.started) / 60
         return (f"games {len(self.scores)}: A +{w} ={d} -{lost}  elo {e:+.1f} [{lo:+.1f}, {hi:+.1f}]  "
-                f"penta {self.penta.counts}  problems {len(self.problems)}  {minutes:.0f} min")
+                f"penta {self.penta.counts}  problems {len(self.problems)}  {minutes:.0f} min"
+                + (f" (this run; {self.resumed} pairs from the journal)" if self.resumed else ""))
 
     def run(self):
+        if self.verdict:  # the journal's pairs already decide it
+            return self
         threads = [threading.Thread(target=self.worker, daemon=True) for _ in range(self.concurrency)]
         for t in threads:
             t.start()
@@ -262,13 +326,14 @@ def main(argv=None):
     ap.add_argument("--a-dir", default=None, help="A's checkout (default: this one)")
     ap.add_argument("--b-dir", default=None, help="B's checkout in self-play (default: this one)")
     ap.add_argument("--pgn", default=None)
+    ap.add_argument("--journal", default=None, help="append each pair here; a restart resumes from it")
     ap.add_argument("--record", action="store_true", help="add a row to docs/benchmarks.md (Matches)")
     ap.add_argument("--strength", default=None, help="a change's name: add its row to docs/strength.md")
     args = ap.parse_args(argv)
     a, b, label = players(args)
     limits = Limits(None if args.nodes else args.tc, args.nodes)
     match = Match(a, b, limits, args.games, args.concurrency, args.sprt, args.seed,
-                  log=lambda s: print(s, file=sys.stderr, flush=True)).run()
+                  log=lambda s: print(s, file=sys.stderr, flush=True), journal=args.journal).run()
     for p in match.problems:
         print("PROBLEM:", p)
     print(match.summary())

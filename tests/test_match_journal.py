@@ -1,0 +1,81 @@
+"""benchmarks/match.py --journal: a match killed part way resumes with the pairs it had, and only them."""
+
+import chess
+import chess.pgn
+import pytest
+
+from benchmarks.common import ROOT
+from benchmarks.match import Limits, Match, Player, openings
+
+
+def players():
+    a = Player("Kibitz", "python -m engine.uci", {"Nnue": 1}, cwd=ROOT)
+    b = Player("Kibitz", "python -m engine.uci", {"Nnue": 0}, cwd=ROOT)
+    return a, b
+
+
+def game(result, moves=("e2e4", "e7e5")):
+    g = chess.pgn.Game()
+    node = g
+    for m in moves:
+        node = node.add_variation(chess.Move.from_uci(m))
+    g.headers["Result"] = result
+    return g
+
+
+def pending(match):
+    return sorted(i for i, _ in list(match.jobs.queue))
+
+
+def test_a_restart_counts_the_journal_and_plays_only_the_rest(tmp_path):
+    journal = tmp_path / "m.jsonl"
+    first = Match(*players(), Limits("10+0.1"), 8, journal=journal)
+    assert pending(first) == [0, 1, 2, 3]
+    first.add_pair(1.0, 0.5, game("1-0"), game("1/2-1/2"), [], 2)
+    first.add_pair(0.0, 0.0, game("0-1"), game("1-0"), ["B lost on time at x"], 0)
+
+    again = Match(*players(), Limits("10+0.1"), 8, journal=journal)
+    assert again.resumed == 2
+    assert pending(again) == [1, 3]
+    assert again.scores == [1.0, 0.5, 0.0, 0.0]
+    assert again.problems == ["B lost on time at x"]
+    assert again.penta.counts == [1, 0, 0, 1, 0]
+    assert [g.headers["Result"] for g in again.games] == ["1-0", "1/2-1/2", "0-1", "1-0"]
+    assert [m.uci() for m in again.games[0].mainline_moves()] == ["e2e4", "e7e5"]
+    # The pairs keep their openings: pair i is the book's i-th line whatever ran before.
+    book = openings(7)
+    assert dict(again.jobs.queue) == {1: book[1], 3: book[3]}
+
+
+def test_a_pair_torn_by_a_kill_is_played_again(tmp_path):
+    journal = tmp_path / "m.jsonl"
+    first = Match(*players(), Limits(nodes=1000), 6, journal=journal)
+    first.add_pair(0.5, 0.5, game("1/2-1/2"), game("1/2-1/2"), [], 1)
+    with open(journal, "a") as f:
+        f.write('{"pair": 0, "scores": [1.0, ')
+    again = Match(*players(), Limits(nodes=1000), 6, journal=journal)
+    assert again.resumed == 1
+    assert pending(again) == [0, 2]
+
+
+def test_other_settings_are_refused_naming_what_differs(tmp_path):
+    journal = tmp_path / "m.jsonl"
+    Match(*players(), Limits("10+0.1"), 8, journal=journal)
+    with pytest.raises(SystemExit, match=r"\(limits differ\)"):
+        Match(*players(), Limits("5+0.05"), 8, journal=journal)
+    a, b = players()
+    b.options = {"Nnue": 1}
+    with pytest.raises(SystemExit, match=r"\(b differ\)"):
+        Match(a, b, Limits("10+0.1"), 8, journal=journal)
+
+
+def test_a_journal_that_already_decides_the_sprt_plays_nothing(tmp_path):
+    journal = tmp_path / "m.jsonl"
+    first = Match(*players(), Limits(nodes=1000), 400, sprt=(0, 10), journal=journal)
+    for i in range(60):
+        first.add_pair(1.0, 1.0, game("1-0"), game("0-1"), [], i)
+    assert first.verdict == "H1"
+    again = Match(*players(), Limits(nodes=1000), 400, sprt=(0, 10), journal=journal)
+    assert again.verdict == "H1"
+    assert again.run() is again  # returns at once: no engine is started
+    assert len(again.scores) == len(first.scores)
