@@ -26,13 +26,13 @@ MATERIAL_RANGE = (17, 78)  # below 17 or above 78 the fit has too few positions 
 MATERIAL_NORM = 58
 PIECE_VALUES = {"p": 1, "n": 3, "b": 3, "r": 5, "q": 9}
 
-# The constants now in force: gen6, games of the learned evaluation (net-c, the net shipped before net-d) at
-# 2000 nodes a move (docs/nnue.md), 214k positions; docs/benchmarks.md "WDL model" has the report. To refit
-# on net-d's own games once they exist (net-d's score scale is close: trainer k 238 against net-c's 233).
+# The constants now in force: gen7, games of the learned evaluation net-d at 5000 nodes a move
+# (docs/nnue.md), 1.71M positions; docs/benchmarks.md "WDL model" has the report. Refit when a new net
+# changes the score scale (the trainer's fitted K says so: 228 on gen1-gen7).
 # BEGIN FITTED (python -m training wdl --write; do not edit by hand)
-# Fitted on /work/data/gen6: python -m training wdl --data ... --write. Coefficients of x^3, x^2, x, 1.
-A = (-929.792, 2768.677, -2676.806, 948.614)
-B = (-150.683, 397.524, -212.35, 231.612)
+# Fitted on /work/data/gen7: python -m training wdl --data ... --write. Coefficients of x^3, x^2, x, 1.
+A = (-940.798, 2707.794, -2524.282, 865.561)
+B = (-455.51, 1188.124, -869.31, 325.828)
 # END FITTED
 
 
