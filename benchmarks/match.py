@@ -245,14 +245,14 @@ class Match:
                 self.stop.set()
         return line
 
-    def add_pair(self, first, second, g1, g2, problems=(), index=None):
+    def add_pair(self, first, second, g1, g2, problems, index):
+        """A finished pair: into the journal (pair `index` of the book), then counted."""
         with self.lock:
             if self.journal:
-                entry = {"pair": index, "scores": [first, second], "problems": list(problems),
-                         "pgn": [str(g1), str(g2)]}
+                entry = {"pair": index, "scores": [first, second], "problems": problems, "pgn": [str(g1), str(g2)]}
                 with open(self.journal, "a") as f:
                     f.write(json.dumps(entry) + "\n")
-            line = self.record_pair(first, second, g1, g2, list(problems))
+            line = self.record_pair(first, second, g1, g2, problems)
             self.log(self.status() + line)
 
     def wdl(self):
