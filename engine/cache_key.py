@@ -3,7 +3,7 @@ a search of it answers, and nothing else, so that the same position asked twice 
 a puzzle) finds the same entry.
 
     key(Board.from_moves(STARTPOS, ["e2e4", "c7c5"]))
-    # '0.1.0/4749975/<zobrist> rnbqkbnr/pp1ppppp/8/2p5/4P3/8/PPPP1PPP/RNBQKBNR w KQkq -'
+    # '0.1.0/4923858/<zobrist> rnbqkbnr/pp1ppppp/8/2p5/4P3/8/PPPP1PPP/RNBQKBNR w KQkq -'
     # (no en-passant square: no white pawn can take on c6; no history: the last move was a pawn's)
 
 What is in it, and why:
