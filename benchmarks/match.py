@@ -12,6 +12,8 @@ played twice, colours swapped; pairs give the pentanomial statistics of benchmar
 --sprt ELO0 ELO1 the match stops as soon as the log-likelihood ratio leaves its bounds (alpha = beta
 = 0.05), or at --games. Limits: a clock (--tc base+inc, seconds; a side whose clock runs out loses)
 or a fixed --nodes per move. Illegal moves, crashes and time losses are reported as problems.
+--adjudicate ends a game once both engines' scores agree it is decided, by fishtest's rules
+(benchmarks/adjudication.py), and the limit reads "..., adjudicated".
 
 --record adds a row to docs/benchmarks.md ("Matches"); --strength NAME adds one to docs/strength.md
 ("Changes decided by SPRT").
@@ -42,6 +44,7 @@ import chess.pgn
 
 if __package__ in (None, ""):
     sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
+from benchmarks.adjudication import Adjudicator
 from benchmarks.common import ROOT, find_engine, record, table
 from benchmarks.sprt import Pentanomial, sprt_state
 
@@ -85,15 +88,16 @@ def openings(seed):
 
 
 class Limits:
-    def __init__(self, tc=None, nodes=None):
-        self.nodes = nodes
+    def __init__(self, tc=None, nodes=None, adjudicate=False):
+        self.nodes, self.adjudicate = nodes, adjudicate
         self.base = self.inc = None
         if tc:
             base, inc = tc.split("+")
             self.base, self.inc = float(base), float(inc)
 
     def text(self):
-        return f"{self.nodes} nodes" if self.nodes else f"{self.base:g}+{self.inc:g}"
+        text = f"{self.nodes} nodes" if self.nodes else f"{self.base:g}+{self.inc:g}"
+        return text + ", adjudicated" if self.adjudicate else text
 
 
 def play_game(engines, fen, a_white, limits, problems):
@@ -104,6 +108,8 @@ def play_game(engines, fen, a_white, limits, problems):
     game = chess.pgn.Game.from_board(board)
     node = game
     result = None
+    judge = Adjudicator() if limits.adjudicate else None
+    info = chess.engine.INFO_SCORE if judge else chess.engine.INFO_NONE
     for e in (white, black):
         if isinstance(e.protocol, chess.engine.UciProtocol):
             e.protocol.send_line("ucinewgame")
@@ -124,7 +130,7 @@ def play_game(engines, fen, a_white, limits, problems):
                                        white_inc=limits.inc, black_inc=limits.inc)
         t = time.perf_counter()
         try:
-            played = mover.play(board, limit, game=game, info=chess.engine.INFO_NONE)
+            played = mover.play(board, limit, game=game, info=info)
         except (chess.engine.EngineError, chess.engine.EngineTerminatedError, TimeoutError) as ex:
             problems.append(f"{who} crashed: {ex!r} at {board.fen()}")
             result = "0-1" if turn == chess.WHITE else "1-0"
@@ -144,6 +150,11 @@ def play_game(engines, fen, a_white, limits, problems):
             break
         board.push(move)
         node = node.add_variation(move)
+        if judge:
+            score = played.info.get("score")
+            result = judge.after_move(turn, score.relative if score else None, board)
+            if result:
+                game.headers["Termination"] = "adjudication"
     game.headers["Result"] = result
     game.headers["White"], game.headers["Black"] = ("A", "B") if a_white else ("B", "A")
     if result == "1/2-1/2":
@@ -287,6 +298,8 @@ class Match:
         e, lo, hi = self.penta.elo_interval()
         text = f"A vs B: +{w} ={d} -{lost}  score {sum(self.scores) / max(len(self.scores), 1):.3f}  " \
                f"elo {e:+.1f} [{lo:+.1f}, {hi:+.1f}]  pairs {self.penta.counts}  problems {len(self.problems)}"
+        if self.limits.adjudicate:
+            text += f"  adjudicated {sum(g.headers.get('Termination') == 'adjudication' for g in self.games)}"
         if self.sprt:
             llr, lo_b, hi_b, _ = sprt_state(self.penta, *self.sprt)
             text += f"  SPRT [{self.sprt[0]:g}, {self.sprt[1]:g}]: LLR {llr:+.2f}, " + \
@@ -325,13 +338,15 @@ def main(argv=None):
     ap.add_argument("--b-opt", action="append", default=[], help="Name=Value UCI option for B")
     ap.add_argument("--a-dir", default=None, help="A's checkout (default: this one)")
     ap.add_argument("--b-dir", default=None, help="B's checkout in self-play (default: this one)")
+    ap.add_argument("--adjudicate", action="store_true",
+                    help="end games early by fishtest's resign and draw rules (benchmarks/adjudication.py)")
     ap.add_argument("--pgn", default=None)
     ap.add_argument("--journal", default=None, help="append each pair here; a restart resumes from it")
     ap.add_argument("--record", action="store_true", help="add a row to docs/benchmarks.md (Matches)")
     ap.add_argument("--strength", default=None, help="a change's name: add its row to docs/strength.md")
     args = ap.parse_args(argv)
     a, b, label = players(args)
-    limits = Limits(None if args.nodes else args.tc, args.nodes)
+    limits = Limits(None if args.nodes else args.tc, args.nodes, args.adjudicate)
     match = Match(a, b, limits, args.games, args.concurrency, args.sprt, args.seed,
                   log=lambda s: print(s, file=sys.stderr, flush=True), journal=args.journal).run()
     for p in match.problems:
