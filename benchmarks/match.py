@@ -383,11 +383,13 @@ def record_match(match, label, limits, command):
     existing = re.search(r"^## Matches\n.*?(?=^## |\Z)", text, re.S | re.M)
     rows = [line for line in existing.group(0).splitlines() if line.startswith("| Kibitz")] if existing else []
     rows.append(row + f" <!-- {command} -->")
-    record("Matches", header + "\n" + "\n".join(rows) + "\n\nOpenings: the 2-move book, each played with both "
-           "colours. Each row's command says how many games ran at once (--concurrency, default 2: one per "
-           "core). Problems: illegal moves, crashes and time losses by either engine. Intervals from game "
-           "pairs (pentanomial).",
-           "python benchmarks/match.py ... --record")
+    # The footnote is written once; notes added to it by hand since (a row's time loss) are kept.
+    notes = [line for line in existing.group(0).splitlines() if line.startswith("Openings:")] if existing else []
+    footnote = notes[0] if notes else (
+        "Openings: the 2-move book, each played with both colours. Each row's command says how many games ran "
+        "at once (--concurrency, default 2: one per core). Problems: illegal moves, crashes and time losses by "
+        "either engine. Intervals from game pairs (pentanomial).")
+    record("Matches", header + "\n" + "\n".join(rows) + "\n\n" + footnote, "python benchmarks/match.py ... --record")
 
 
 def record_strength(match, name, limits, command):

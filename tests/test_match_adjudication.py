@@ -5,7 +5,7 @@ import chess.engine
 
 from benchmarks.adjudication import DRAW_AFTER_MOVE, Adjudicator
 from benchmarks.common import ROOT
-from benchmarks.match import Limits, Player, play_game
+from benchmarks.match import Limits, Player, kibitz_command, play_game
 
 
 def feed(judge, white_cps, board=None, fullmove=1):
@@ -53,7 +53,8 @@ def test_draw_only_after_move_34_and_sixteen_quiet_plies():
 
 
 def test_a_match_game_in_a_won_ending_is_adjudicated_with_kibitz_scores():
-    player = Player("Kibitz", f"{ROOT / '.venv' / 'bin' / 'python'} -m engine.uci", cwd=ROOT)
+    command, checkout = kibitz_command(ROOT)
+    player = Player("Kibitz", command, cwd=checkout)
     engines = {"a": player.open(), "b": player.open()}
     try:
         fen = "8/8/8/3k4/8/8/8/Q3K3 w - - 0 1"  # a queen up, the king in the centre: mate takes moves
