@@ -3,7 +3,8 @@
 One compiled call per depth (engine/core/search.py searches the tree); between iterations this loop
 reads the lines (engine/readout.py), reports them, and decides whether to go deeper
 (engine/time_manager.py says how long). Every call gets fresh history and a transposition table
-that is fresh to it (engine/tt_pool.py).
+that is fresh to it (engine/tt_pool.py), except that the moves of one game (UCI) may share a
+tt_pool.GameTable.
 
 Lazy SMP: with threads > 1, helper threads search the same position at the same time, each with its
 own board, history, killers and accumulators, sharing only the transposition table (lock-free: a torn
@@ -35,6 +36,7 @@ from engine.layout import (
     C_PARTIAL,
     C_ROOT_PLY,
     C_STOP,
+    C_TT_AGES,
     C_TT_EPOCH,
     C_TT_MASK,
     C_TT_SALT,
@@ -50,7 +52,7 @@ from engine.params import DEFAULTS, INDEX
 def run(fen=STARTPOS, moves=(), movetime_ms=None, depth=None, nodes=None, multipv=1,
         hash_mb=limits.DEFAULT_HASH_MB, *, wtime=None, btime=None, winc=0, binc=0, movestogo=None,
         infinite=False, stop=None, on_info=None, claim_draws=True, params=None, board=None, started_ns=None,
-        threads=1):
+        threads=1, game=None):
     """engine.analyse(), which documents the arguments."""
     started = time.monotonic_ns() if started_ns is None else started_ns
     limits.check(movetime_ms, depth, nodes, multipv, hash_mb, wtime, btime, winc, binc, movestogo, infinite, stop,
@@ -63,11 +65,16 @@ def run(fen=STARTPOS, moves=(), movetime_ms=None, depth=None, nodes=None, multip
 
     budget = time_manager.budget(board.side, movetime_ms, wtime, btime, winc, binc, movestogo)
     buckets = tt_pool.buckets(hash_mb)
-    table, used, epoch, salt = tt_pool.acquire(buckets)
+    if game is not None:  # the game's own table, kept for its next move
+        table, epoch, salt, ages = game.take(buckets)
+    else:
+        table, used, epoch, salt = tt_pool.acquire(buckets)
+        ages = 0
     try:
         tt = table[:buckets * 4]
-        main = Searcher(board, params, control(board, buckets, epoch, salt, nodes, multipv, budget, started))
-        helpers = [Searcher(board.copy(), params, control(board, buckets, epoch, salt, None, 1, budget, started))
+        table_ctl = (buckets, epoch, salt, ages)
+        main = Searcher(board, params, control(board, *table_ctl, nodes, multipv, budget, started))
+        helpers = [Searcher(board.copy(), params, control(board, *table_ctl, None, 1, budget, started))
                    for _ in range(threads - 1)]
         if stop is not None:
             for s in [main] + helpers:
@@ -77,7 +84,8 @@ def run(fen=STARTPOS, moves=(), movetime_ms=None, depth=None, nodes=None, multip
         finally:
             _recycle([main] + helpers)
     finally:
-        tt_pool.release(table, used)
+        if game is None:
+            tt_pool.release(table, used)
 
 
 class Searcher:
@@ -147,12 +155,13 @@ def lmr_table(base, divisor):
     return table.astype(np.int32)
 
 
-def control(board, buckets, epoch, salt, nodes, multipv, budget, started):
+def control(board, buckets, epoch, salt, ages, nodes, multipv, budget, started):
     """The search's control array ctl: the table, the limits, the deadline (engine.layout C_*)."""
     ctl = np.zeros(N_CTL, np.int64)
     ctl[C_TT_MASK] = buckets - 1
     ctl[C_TT_EPOCH] = epoch
     ctl[C_TT_SALT] = salt
+    ctl[C_TT_AGES] = ages
     ctl[C_NODE_LIMIT] = nodes or 0
     ctl[C_ROOT_PLY] = board.ply
     ctl[C_MULTIPV] = min(multipv, len(board.legal_moves()))

@@ -157,7 +157,9 @@ C_EXCLUDED = 8  # how many root moves are excluded (multipv lines found so far t
 C_LINES = 9  # lines completed in the last iteration
 C_ROOT_PLY = 10  # st[ST_PLY] at the root (to tell game history from the search tree)
 C_TT_MASK = 11  # number of TT buckets - 1
-C_TT_EPOCH = 12  # 1..63: entries stamped with another epoch belong to another search
+C_TT_EPOCH = 12  # 1..31: entries stamped with another epoch belong to another search (unless C_TT_AGES)
 C_TT_SALT = 13  # XORed into stored keys, so no search can ever match another's entries
 C_PARTIAL = 14  # the cut-short iteration already has a new best root move (PV row 0, S_ROOT_SCORE)
+C_TT_AGES = 15  # 0..30: entries of that many earlier epochs count too (the same game's searches, UCI); 0 = none
 N_CTL = 16
+TT_EPOCHS = 31  # epoch values 1..31 fit a table entry's five spare bits

@@ -15,6 +15,7 @@ from engine.layout import (
     C_LINES,
     C_NODES,
     C_SELDEPTH,
+    C_TT_AGES,
     C_TT_EPOCH,
     C_TT_MASK,
     C_TT_SALT,
@@ -98,7 +99,7 @@ def _ponder_from_tt(board, best_move, tt, ctl):
     b = board.copy()
     b.push_uci(best_move)
     data = int(native.core.tt_probe(tt, int(ctl[C_TT_MASK]), np.uint64(b.key), int(ctl[C_TT_EPOCH]),
-                                    np.uint64(int(ctl[C_TT_SALT]) & 0xFFFFFFFFFFFFFFFF)))
+                                    np.uint64(int(ctl[C_TT_SALT]) & 0xFFFFFFFFFFFFFFFF), int(ctl[C_TT_AGES])))
     m = data & 0xFFFF
     if data and m in b.legal_moves():
         return to_uci(m)

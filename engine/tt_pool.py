@@ -12,10 +12,10 @@ import threading
 
 import numpy as np
 
+from engine.layout import TT_EPOCHS
 from engine.limits import DEFAULT_HASH_MB
 
 BUCKET_BYTES = 32  # two (key, data) entries of two uint64 words
-EPOCHS = 31  # epoch values 1..31 fit the entry's five spare bits
 
 _lock = threading.Lock()
 _spare = None  # (table, used): the largest table so far, and how many buckets of it have been written
@@ -52,11 +52,11 @@ def acquire(n):
         table, used = np.zeros(n * 4, np.uint64), 0
     else:
         table, used = spare
-        if k % EPOCHS == 0:  # the epochs come round again: forget the oldest entries for good
+        if k % TT_EPOCHS == 0:  # the epochs come round again: forget the oldest entries for good
             table[:used * 4].fill(0)
             used = 0
     salt = (k * 0x9E3779B97F4A7C15 + 0x632BE59BD9B4E019) & 0xFFFFFFFFFFFFFFFF
-    return table, max(used, n), k % EPOCHS + 1, salt - (1 << 64) if salt >= 1 << 63 else salt
+    return table, max(used, n), k % TT_EPOCHS + 1, salt - (1 << 64) if salt >= 1 << 63 else salt
 
 
 def release(table, used):
@@ -65,3 +65,36 @@ def release(table, used):
     with _lock:
         if _spare is None or len(_spare[0]) <= len(table):
             _spare = (table, used)
+
+
+class GameTable:
+    """A table kept from move to move of one game (UCI, KeepTable=1), as engines do between moves.
+
+    Each search of the game takes the next epoch under the game's own salt and passes `ages`, so that
+    the entries of the game's earlier searches are still found; in replacement they rank lower the
+    older they are (engine/core/transposition.py). The memory is the pool's spare table, held until
+    the game ends (close()), cleared once when the game takes it.
+    """
+
+    def __init__(self):
+        self.table = None
+        self.n = 0
+        self.salt = 0
+        self.searches = 0
+
+    def take(self, n):
+        """(table, epoch, salt, ages) for the game's next search in n buckets; a new size starts afresh."""
+        if self.table is None or self.n != n:
+            self.close()
+            table, used, _, self.salt = acquire(n)
+            table[:used * 4].fill(0)  # no entry of another search may rank as the game's own
+            self.table, self.n, self.searches = table, n, 0
+        k = self.searches
+        self.searches += 1
+        return self.table, k % TT_EPOCHS + 1, self.salt, min(k, TT_EPOCHS - 1)
+
+    def close(self):
+        """The game is over: its memory goes back to the pool for the next search or game."""
+        if self.table is not None:
+            release(self.table, self.n)
+            self.table = None

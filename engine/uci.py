@@ -20,9 +20,9 @@ from engine.layout import MAX_MULTIPV
 from engine.limits import DEFAULT_HASH_MB, MAX_HASH_MB, MAX_THREADS
 from engine.moves import to_uci
 from engine.nnue import DEFAULT_NET
-from engine.params import PARAMS
+from engine.params import DEFAULTS, INDEX, PARAMS
 from engine.stop_signal import StopSignal
-from engine.tt_pool import reserve_hash
+from engine.tt_pool import GameTable, buckets, reserve_hash
 
 AUTHOR = "the Kibitz team"
 TUNING = os.environ.get("KIBITZ_TUNING") == "1"
@@ -42,6 +42,7 @@ class UciSession:
         self.params = {}
         self.stop = StopSignal()
         self.thread = None
+        self.game = GameTable()  # the transposition table kept between the moves of a game (KeepTable)
 
     def send(self, text):
         with self.lock:
@@ -77,12 +78,16 @@ class UciSession:
         # The time for slow set-up, as UCI intends: the table of the Hash size is faulted in now, so the
         # first `go` does not pay for fresh memory (~2.6 ms a MB here) out of its movetime.
         if self.thread is None or not self.thread.is_alive():
-            reserve_hash(self.hash_mb)
+            if self.game.n != buckets(self.hash_mb):
+                self.game.close()  # the game's table is not of the Hash size: back to the pool
+            if self.game.table is None:
+                reserve_hash(self.hash_mb)
         self.send("readyok")
 
     def cmd_ucinewgame(self, args):
         self.wait()
         self.board = Board()
+        self.game.close()
 
     def cmd_quit(self, args):
         self.halt()
@@ -137,6 +142,7 @@ class UciSession:
         except (OSError, nnue.NetError) as e:
             self.send(f"info string error: EvalFile {path!r}: {e}")
             return
+        self.game.close()  # the table's evaluations are the old net's
         self.send(f"info string EvalFile {path}")
 
     def cmd_position(self, args):
@@ -185,8 +191,10 @@ class UciSession:
 
     def search(self, limits):
         try:
+            keep = self.params.get("KeepTable", DEFAULTS[INDEX["KeepTable"]])
             result = analyse(board=self.board, multipv=self.multipv, hash_mb=self.hash_mb, threads=self.threads,
-                             stop=self.stop, on_info=self.info, claim_draws=False, params=self.params, **limits)
+                             stop=self.stop, on_info=self.info, claim_draws=False, params=self.params,
+                             game=self.game if keep else None, **limits)
         except Exception as e:  # report, and still answer with a move so the GUI is not left waiting
             self.send(f"info string error: search failed: {e!r}")
             legal = self.board.legal_moves()

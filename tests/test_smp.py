@@ -82,7 +82,7 @@ def test_two_threads_keep_the_deadline():
 
 def _searcher(board, epoch_salt, buckets):
     table, used, epoch, salt = epoch_salt
-    ctl = deepening.control(board, buckets, epoch, salt, None, 1, Budget(None, None), time.monotonic_ns())
+    ctl = deepening.control(board, buckets, epoch, salt, 0, None, 1, Budget(None, None), time.monotonic_ns())
     return deepening.Searcher(board, None, ctl)
 
 
@@ -122,9 +122,9 @@ def test_corrupted_table_entries_never_yield_an_illegal_move(fen):
         some = next(i for i in range(0, len(table), 2) if (int(table[i + 1]) >> 58) & 31 == epoch)
         key = np.uint64(int(table[some]) ^ int(table[some + 1]) ^ salt)
         probe = native.core.tt_probe
-        assert probe(table, buckets - 1, key, epoch, np.uint64(salt)) == table[some + 1]
+        assert probe(table, buckets - 1, key, epoch, np.uint64(salt), 0) == table[some + 1]
         table[some + 1] ^= np.uint64(1 << 20)  # another writer's data beside this key word
-        assert probe(table, buckets - 1, key, epoch, np.uint64(salt)) == 0
+        assert probe(table, buckets - 1, key, epoch, np.uint64(salt), 0) == 0
     finally:
         tt_pool.release(acquired[0], acquired[1])
 

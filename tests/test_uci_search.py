@@ -6,6 +6,7 @@ import time
 
 import chess
 import chess.engine
+import numpy as np
 
 from tests.conftest import ROOT
 
@@ -132,3 +133,57 @@ def test_isready_faults_the_hash_table_in_before_the_first_go():
     session.handle("isready")
     assert tt_pool._spare[0] is table
     assert session.out.getvalue().count("readyok") == 2
+
+
+def _nodes_of_go(session, out, command):
+    """Nodes of the last info line of one `go` in an in-process UciSession."""
+    start = len(out.getvalue())
+    session.handle(command)
+    session.wait()
+    infos = [line for line in out.getvalue()[start:].splitlines() if line.startswith("info depth")]
+    return int(infos[-1].split(" nodes ")[1].split()[0])
+
+
+def test_a_game_keeps_its_table_from_move_to_move_and_ucinewgame_forgets_it():
+    """KeepTable (the default): the second search of a position finds the first one's entries and needs
+    fewer nodes for the same depth; after ucinewgame, or with KeepTable=0, every search starts afresh and,
+    at one thread and a fixed depth, repeats the first exactly."""
+    import io
+
+    from engine.uci import UciSession
+
+    out = io.StringIO()
+    session = UciSession(out=out)
+    session.handle("position startpos moves e2e4 e7e5 g1f3")
+    fresh = _nodes_of_go(session, out, "go depth 9")
+    assert _nodes_of_go(session, out, "go depth 9") < fresh / 2
+    session.handle("ucinewgame")
+    session.handle("position startpos moves e2e4 e7e5 g1f3")
+    assert _nodes_of_go(session, out, "go depth 9") == fresh
+    session.params["KeepTable"] = 0  # as `setoption name KeepTable value 0` sets it with KIBITZ_TUNING=1
+    assert _nodes_of_go(session, out, "go depth 9") == fresh
+    assert _nodes_of_go(session, out, "go depth 9") == fresh
+    session.handle("quit")
+
+
+def test_a_game_table_ranks_old_entries_below_new_ones_and_never_matches_another_salt():
+    """Entries of the game's earlier searches are probed within `ages`; another search's never are."""
+    from engine import native, tt_pool
+
+    game = tt_pool.GameTable()
+    try:
+        table, epoch, salt, ages = game.take(1 << 10)
+        assert (epoch, ages) == (1, 0) and not table.any()
+        key = np.uint64(0x123456789ABCDEF)
+        data = np.uint64((5 + 8) << 48 | 2 << 56 | epoch << 58 | 777)  # depth 5, lower bound, move 777
+        i = int(key & np.uint64((1 << 10) - 1)) * 4
+        table[i], table[i + 1] = key ^ np.uint64(salt & 0xFFFFFFFFFFFFFFFF) ^ data, data
+        table2, epoch2, salt2, ages2 = game.take(1 << 10)
+        assert table2 is table and salt2 == salt and (epoch2, ages2) == (2, 1)
+        probe = native.core.tt_probe
+        s = np.uint64(salt & 0xFFFFFFFFFFFFFFFF)
+        assert probe(table, (1 << 10) - 1, key, epoch2, s, ages2) == data  # the game's last search
+        assert probe(table, (1 << 10) - 1, key, epoch2, s, 0) == 0  # a fresh search of the same salt
+        assert probe(table, (1 << 10) - 1, key, epoch2, s ^ np.uint64(1), ages2) == 0  # another salt
+    finally:
+        game.close()

@@ -40,10 +40,10 @@ from engine.layout import (
     ST_HALFMOVE,
     ST_PLY,
     ST_SIDE,
+    TT_EPOCHS,
 )
 from engine.params import P_CONT_HISTORY
 
-EPOCHS = 31  # as engine/tt_pool.py: every 31 moves the table is cleared and the epochs start again
 WIN_CP = 1500  # adjudication: ahead by this much for WIN_PLIES plies in a row wins
 WIN_PLIES = 6
 DRAW_CP = 8  # after DRAW_FROM_PLY plies, a score within this for DRAW_PLIES plies in a row is a draw
@@ -135,7 +135,7 @@ def play(T, NET, bb, board, st, keys, undo, tt, S, template, ctl, acc, cont, mov
             return kept, 1, plies
         if st[ST_HALFMOVE] >= 100 or _dead_draw(bb) or _threefold(st, keys):
             return kept, 1, plies
-        epoch = epoch % EPOCHS + 1
+        epoch = epoch % TT_EPOCHS + 1
         if epoch == 1:
             tt[:] = 0
         m, score = search_move(T, NET, bb, board, st, keys, undo, tt, S, template, ctl, acc, cont, nodes, epoch)

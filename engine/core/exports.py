@@ -106,9 +106,9 @@ def see_ge(T, bb, board, st, keys, undo, m, threshold):
     return see.see_ge(T, bb, board, m, threshold)
 
 
-@export("u8(u8[::1], i8, u8, i8, u8)")
-def tt_probe(tt, mask, key, epoch, salt):
-    return transposition.probe(tt, mask, key, epoch, salt)
+@export("u8(u8[::1], i8, u8, i8, u8, i8)")
+def tt_probe(tt, mask, key, epoch, salt, ages):
+    return transposition.probe(tt, mask, key, epoch, salt, ages)
 
 
 @export("i8(u8[::1], i8)")

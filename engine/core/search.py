@@ -53,6 +53,7 @@ from engine.layout import (
     C_PARTIAL,
     C_SELDEPTH,
     C_STOP,
+    C_TT_AGES,
     C_TT_EPOCH,
     C_TT_MASK,
     C_TT_SALT,
@@ -412,8 +413,9 @@ def qsearch(T, bb, board, st, keys, undo, tt, S, ctl, NET, ACC, H, ply, alpha, b
     mask = ctl[C_TT_MASK]
     epoch = ctl[C_TT_EPOCH]
     salt = U64(ctl[C_TT_SALT])
+    ages = ctl[C_TT_AGES]
     use_tt = S[S_PARAMS + P_QSEARCH_TT] != 0
-    d = probe(tt, mask, key, epoch, salt) if use_tt else U64(0)
+    d = probe(tt, mask, key, epoch, salt, ages) if use_tt else U64(0)
     bound = data_bound(d)
     tt_move = data_move(d) if bound else 0
     tt_score = score_from_tt(data_score(d), ply)
@@ -430,7 +432,7 @@ def qsearch(T, bb, board, st, keys, undo, tt, S, ctl, NET, ACC, H, ply, alpha, b
         stand = _sharpen(static_eval, bound, tt_score) if bound else static_eval
         if stand >= beta:
             if not bound and use_tt:
-                store(tt, mask, key, epoch, salt, MOVE_NONE, stand, raw_eval, 0, BOUND_LOWER, ply, 0)
+                store(tt, mask, key, epoch, salt, MOVE_NONE, stand, raw_eval, 0, BOUND_LOWER, ply, 0, ages)
             return stand
         if stand > alpha:
             alpha = stand
@@ -498,7 +500,7 @@ def qsearch(T, bb, board, st, keys, undo, tt, S, ctl, NET, ACC, H, ply, alpha, b
     else:
         flag_bound = BOUND_UPPER
     if use_tt:
-        store(tt, mask, key, epoch, salt, best_move, best, raw_eval, 0, flag_bound, ply, 1 if pv_node else 0)
+        store(tt, mask, key, epoch, salt, best_move, best, raw_eval, 0, flag_bound, ply, 1 if pv_node else 0, ages)
     return best
 
 
@@ -532,7 +534,8 @@ def negamax(T, bb, board, st, keys, undo, tt, S, ctl, NET, ACC, H, ply, depth, a
     mask = ctl[C_TT_MASK]
     epoch = ctl[C_TT_EPOCH]
     salt = U64(ctl[C_TT_SALT])
-    d = probe(tt, mask, key, epoch, salt)
+    ages = ctl[C_TT_AGES]
+    d = probe(tt, mask, key, epoch, salt, ages)
     bound = data_bound(d)
     tt_move = data_move(d) if bound else 0
     tt_score = score_from_tt(data_score(d), ply)
@@ -614,7 +617,8 @@ def negamax(T, bb, board, st, keys, undo, tt, S, ctl, NET, ACC, H, ply, depth, a
                 if ctl[C_ABORTED]:
                     return 0
                 if q >= rbeta:
-                    store(tt, mask, key, epoch, salt, m, q, raw_eval, depth - 3, BOUND_LOWER, ply, 1 if tt_pv else 0)
+                    store(tt, mask, key, epoch, salt, m, q, raw_eval, depth - 3, BOUND_LOWER, ply, 1 if tt_pv else 0,
+                          ages)
                     return q
 
     # Internal iterative reduction: with no move from the table, search this node a ply shallower.
@@ -782,7 +786,7 @@ def negamax(T, bb, board, st, keys, undo, tt, S, ctl, NET, ACC, H, ply, depth, a
                 and (best_move == MOVE_NONE or not move_flag(best_move) & (F_CAPTURE | F_PROMO))
                 and not (b == BOUND_LOWER and best <= static_eval) and not (b == BOUND_UPPER and best >= static_eval)):
             _update_correction(T, bb, board, st, S, depth, best - static_eval)
-        store(tt, mask, key, epoch, salt, best_move, best, raw_eval, depth, b, ply, 1 if tt_pv else 0)
+        store(tt, mask, key, epoch, salt, best_move, best, raw_eval, depth, b, ply, 1 if tt_pv else 0, ages)
     return best
 
 

@@ -8,6 +8,10 @@ its own entries: it stamps them with its epoch and stores keys XORed with its ow
 another epoch counts as empty, exactly as in a zeroed table, so results do not depend on what ran
 before. Mate scores are stored relative to the node and converted back on probing.
 
+The searches of one game (UCI) share a salt instead, and each passes `ages`: how many earlier epochs
+still count. Their entries are probed as this search's own, and in replacement rank 8 plies lower
+for every search since they were written, so the game's old entries give way to new ones first.
+
 The key word holds the data XORed in, so that threads sharing the table (Lazy SMP) need no lock:
 an entry torn by two threads writing at once (one thread's key beside the other's data) no longer
 matches its key and reads as empty. A matching entry can still, very rarely, belong to another
@@ -20,7 +24,7 @@ from numba import njit
 from engine.core.bitboard import U64
 from engine.core.intrinsics import prefetch
 from engine.core.signatures import kernel
-from engine.layout import MATE_BOUND
+from engine.layout import MATE_BOUND, TT_EPOCHS
 
 BOUND_NONE = 0
 BOUND_UPPER = 1  # score <= true value's upper bound (fail low)
@@ -28,6 +32,8 @@ BOUND_LOWER = 2  # fail high
 BOUND_EXACT = 3
 
 _M16 = U64(0xFFFF)
+AGE_PLIES = 8  # an entry of the game's previous search ranks as 8 plies shallower in replacement
+DEAD = -999  # the rank of an empty slot or another search's entry: replaced first
 
 
 @njit(inline="always")
@@ -97,9 +103,24 @@ def data_pv(d):
 
 
 @njit(inline="always")
-def _live_depth(d, epoch):
-    """Depth of an entry of this search; entries of other searches (or never written) rank below all."""
-    return data_depth(d) if data_epoch(d) == epoch else -99
+def _age(d, epoch):
+    """Searches since the entry was written (0: this one), or -1 for an empty slot."""
+    e = data_epoch(d)
+    return (epoch - e + TT_EPOCHS) % TT_EPOCHS if e != 0 else -1
+
+
+@njit(inline="always")
+def _live(d, epoch, ages):
+    """The entry belongs to this search or, within `ages`, to an earlier search of its game."""
+    a = _age(d, epoch)
+    return a >= 0 and a <= ages
+
+
+@njit(inline="always")
+def _rank(d, epoch, ages):
+    """How much an entry is worth keeping: its depth, less AGE_PLIES a search of age; DEAD if not live."""
+    a = _age(d, epoch)
+    return data_depth(d) - AGE_PLIES * a if a >= 0 and a <= ages else DEAD
 
 
 @njit(inline="always")
@@ -109,40 +130,40 @@ def prefetch_bucket(tt, mask, key):
 
 
 @njit(inline="always")
-def probe(tt, mask, key, epoch, salt):
-    """The data word stored for key by this search, or 0 (no entry: bound 0)."""
+def probe(tt, mask, key, epoch, salt, ages):
+    """The data word stored for key by this search (or its game's last `ages`), or 0 (no entry: bound 0)."""
     i = (key & U64(mask)) * U64(4)
     k = key ^ salt
     d = tt[i + U64(1)]
-    if tt[i] ^ d == k and data_epoch(d) == epoch:
+    if tt[i] ^ d == k and _live(d, epoch, ages):
         return d
     d = tt[i + U64(3)]
-    if tt[i + U64(2)] ^ d == k and data_epoch(d) == epoch:
+    if tt[i + U64(2)] ^ d == k and _live(d, epoch, ages):
         return d
     return U64(0)
 
 
 @njit(inline="always")
-def store(tt, mask, key, epoch, salt, move, score, ev, depth, bound, ply, pv):
+def store(tt, mask, key, epoch, salt, move, score, ev, depth, bound, ply, pv, ages):
     i = (key & U64(mask)) * U64(4)
     k = key ^ salt
-    d0 = _live_depth(tt[i + U64(1)], epoch)
-    d1 = _live_depth(tt[i + U64(3)], epoch)
+    r0 = _rank(tt[i + U64(1)], epoch, ages)
+    r1 = _rank(tt[i + U64(3)], epoch, ages)
     same0 = tt[i] ^ tt[i + U64(1)] == k
     same1 = tt[i + U64(2)] ^ tt[i + U64(3)] == k
-    # Same position: overwrite in place. Otherwise replace the shallower (or stale) slot.
-    if same0 and d0 != -99:
+    # Same position: overwrite in place. Otherwise replace the lower-ranked (shallower, older or dead) slot.
+    if same0 and r0 != DEAD:
         slot = i
-    elif same1 and d1 != -99:
+    elif same1 and r1 != DEAD:
         slot = i + U64(2)
-    elif d0 <= d1:
+    elif r0 <= r1:
         slot = i
     else:
         slot = i + U64(2)
     old = tt[slot + U64(1)]
-    if tt[slot] ^ old == k and data_epoch(old) == epoch:
-        # Keep an older, deeper exact entry unless this one is exact or deep enough; keep a known move.
-        if bound != BOUND_EXACT and depth + 2 < data_depth(old):
+    if tt[slot] ^ old == k and _live(old, epoch, ages):
+        # Keep a deeper exact entry of this search unless this one is exact or deep enough; keep a known move.
+        if data_epoch(old) == epoch and bound != BOUND_EXACT and depth + 2 < data_depth(old):
             return
         if move == 0:
             move = data_move(old)
