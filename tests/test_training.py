@@ -79,6 +79,15 @@ def test_mirrored_features_flip_the_file_and_nothing_else():
     assert np.array_equal(train.MIRROR[train.MIRROR], np.arange(768))
 
 
+def test_a_net_file_read_back_as_float_weights_quantises_to_the_same_file():
+    """train --init starts from the shipped net's weights: exactly those, once quantised again."""
+    shipped = nnue.read(nnue.DEFAULT_NET)
+    again = export.quantise(train.weights_of_net(nnue.DEFAULT_NET))
+    for a, b in zip(shipped[:3], again[:3], strict=True):
+        assert np.array_equal(a, b)
+    assert shipped[3] == again[3]
+
+
 def test_held_back_games_are_spread_over_every_worker():
     recs = np.zeros(10000, records.RECORD)
     recs["game"] = np.arange(0, 20000, 2)  # one worker's games: all even
@@ -129,3 +138,9 @@ def test_the_whole_pipeline_on_tiny_data(tmp_path, monkeypatch):
     assert native.core.nnue_evaluate(net, acc, 0, 0) == expected[0]
     r = analyse(depth=6, params={"Nnue": 1})
     start.parse_uci(r.best_move)  # legal, or IllegalMoveError
+
+    # The next round starts from the exported net (train --init) and records where it started.
+    tuned = tmp_path / "tuned.npz"
+    _, settings = train.train([data], tuned, hidden=NNUE_HIDDEN, epochs=1, batch=64, lr=1e-4, init=net_file,
+                              log=lambda s: None)
+    assert settings["init"] == str(net_file) and len(settings["history"]) == 1

@@ -28,6 +28,7 @@ def main(argv=None):
     t.add_argument("--max-positions", type=int, default=None)
     t.add_argument("--resume", action="store_true", help="continue from the checkpoint beside --out")
     t.add_argument("--mirror", action="store_true", help="train on each position or its mirror image (a <-> h)")
+    t.add_argument("--init", default=None, help="start from this net file's weights (default: random ones)")
     e = sub.add_parser("export", help="quantise trained weights into a net file")
     e.add_argument("weights", help="the .npz that train wrote")
     e.add_argument("net", help="the net file to write, e.g. engine/nets/kibitz.nnue")
@@ -46,7 +47,7 @@ def main(argv=None):
 
         train.train(args.data, args.out, hidden=args.hidden, epochs=args.epochs, batch=args.batch, lr=args.lr,
                     final_lr=args.final_lr, result_weight=args.result_weight, seed=args.seed, resume=args.resume,
-                    max_positions=args.max_positions, mirror=args.mirror)
+                    max_positions=args.max_positions, mirror=args.mirror, init=args.init)
     elif args.command == "wdl":
         from training import wdl
 

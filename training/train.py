@@ -2,6 +2,7 @@
 
     python -m training train --data ~/kibitz-data/gen1 --out ~/kibitz-data/net1.npz \
         [--hidden 256] [--epochs 30] [--batch 16384] [--lr 0.001] [--result-weight 0.3] [--seed 1]
+        [--init engine/nets/kibitz.nnue]      (start from a net's weights instead of random ones)
 
 The network is engine/nnue.py's: (768 -> H) x 2 -> 1, squared clipped ReLU on [0, 1], the side to
 move's accumulator first. Its output times engine.nnue.SCALE is the evaluation in centipawns.
@@ -193,8 +194,17 @@ def init_weights(hidden, seed):
     }
 
 
+def weights_of_net(path):
+    """Float weights from a net file (engine/nnue.py's quantisation undone): a start for further training."""
+    from engine import nnue
+
+    w1, b1, w2, b2 = nnue.read(path)
+    return {"w1": (w1 / nnue.QA).astype(np.float32), "b1": (b1 / nnue.QA).astype(np.float32),
+            "w2": (w2 / nnue.QB).astype(np.float32), "b2": np.array([b2 / nnue.OUT_DIV], np.float32)}
+
+
 def train(data, out, hidden=256, epochs=30, batch=16384, lr=1e-3, final_lr=1e-5, result_weight=0.3, seed=1,
-          resume=False, max_positions=None, mirror=False, log=print):
+          resume=False, max_positions=None, mirror=False, init=None, log=print):
     out = pathlib.Path(out).expanduser()
     t_load = time.perf_counter()
     recs, games = load_dataset([pathlib.Path(d).expanduser() for d in data])
@@ -220,7 +230,9 @@ def train(data, out, hidden=256, epochs=30, batch=16384, lr=1e-3, final_lr=1e-5,
         history = json.loads(str(z["history"]))
         log(f"train: resumed after epoch {start_epoch}")
     else:
-        params = init_weights(hidden, seed)
+        params = weights_of_net(init) if init else init_weights(hidden, seed)
+        if len(params["b1"]) != hidden:
+            raise SystemExit(f"train: {init} has {len(params['b1'])} hidden units, not --hidden {hidden}")
         moments = {n: (np.zeros_like(p), np.zeros_like(p)) for n, p in params.items()}
         start_epoch, step, history = 0, 0, []
 
@@ -264,7 +276,7 @@ def train(data, out, hidden=256, epochs=30, batch=16384, lr=1e-3, final_lr=1e-5,
     settings = {"data": [str(d) for d in data], "positions": int(len(recs)), "training": int(len(train_rows)),
                 "held_back": int(len(val_rows)), "games": games, "hidden": hidden,
                 "epochs": epochs, "batch": batch, "lr": lr, "final_lr": final_lr, "result_weight": result_weight,
-                "mirror": mirror,
+                "mirror": mirror, "init": str(init) if init else None,
                 "seed": seed, "k": k, "scale": SCALE, "clip": CLIP, "threads": threads, "history": history}
     np.savez(out, **params, settings=json.dumps(settings))
     log(f"train: wrote {out}")
