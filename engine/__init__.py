@@ -21,7 +21,8 @@ def analyse(*args, **kwargs):
     (wtime/btime/winc/binc/movestogo, milliseconds), or infinite=True with an
     engine.stop_signal.StopSignal `stop`.
     multipv: 1..5 best lines. hash_mb: transposition table size, fresh for this call, unless `game` (an
-    engine.tt_pool.GameTable) keeps one for the moves of a game, as the UCI program does.
+    engine.game_memory.GameMemory) keeps it, and the histories, for the moves of a game, as the UCI
+    program does (params KeepTable, KeepHistory).
     threads: 1..8 searching threads (Lazy SMP) sharing the table; the answer is the deepest iteration any
     completed. At 1, a search to a fixed depth or node count is deterministic.
     on_info(Analysis): called after every completed iteration. claim_draws: a drawn-by-rule position

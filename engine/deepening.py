@@ -3,8 +3,8 @@
 One compiled call per depth (engine/core/search.py searches the tree); between iterations this loop
 reads the lines (engine/readout.py), reports them, and decides whether to go deeper
 (engine/time_manager.py says how long). Every call gets fresh history and a transposition table
-that is fresh to it (engine/tt_pool.py), except that the moves of one game (UCI) may share a
-tt_pool.GameTable.
+that is fresh to it (engine/tt_pool.py), except that the moves of one game (UCI) may keep both
+(engine/game_memory.py: KeepTable, KeepHistory).
 
 Lazy SMP: with threads > 1, helper threads search the same position at the same time, each with its
 own board, history, killers and accumulators, sharing only the transposition table (lock-free: a torn
@@ -65,15 +65,18 @@ def run(fen=STARTPOS, moves=(), movetime_ms=None, depth=None, nodes=None, multip
 
     budget = time_manager.budget(board.side, movetime_ms, wtime, btime, winc, binc, movestogo)
     buckets = tt_pool.buckets(hash_mb)
-    if game is not None:  # the game's own table, kept for its next move
-        table, epoch, salt, ages = game.take(buckets)
+    keep_table = game is not None and _param(params, "KeepTable")
+    keep_history = game is not None and _param(params, "KeepHistory")
+    if keep_table:  # the game's own table, kept for its next move
+        table, epoch, salt, ages = game.take_table(buckets)
     else:
         table, used, epoch, salt = tt_pool.acquire(buckets)
         ages = 0
     try:
         tt = table[:buckets * 4]
         table_ctl = (buckets, epoch, salt, ages)
-        main = Searcher(board, params, control(board, *table_ctl, nodes, multipv, budget, started))
+        main = Searcher(board, params, control(board, *table_ctl, nodes, multipv, budget, started),
+                        game.take_arrays() if keep_history else None)
         helpers = [Searcher(board.copy(), params, control(board, *table_ctl, None, 1, budget, started))
                    for _ in range(threads - 1)]
         if stop is not None:
@@ -82,19 +85,27 @@ def run(fen=STARTPOS, moves=(), movetime_ms=None, depth=None, nodes=None, multip
         try:
             return _deepen(main, helpers, side, started, budget, tt, depth, nodes, infinite, stop, on_info)
         finally:
-            _recycle([main] + helpers)
+            if keep_history:
+                game.arrays = (main.S, main.acc, main.cont)
+            _recycle(helpers if keep_history else [main] + helpers)
     finally:
-        if game is None:
+        if not keep_table:
             tt_pool.release(table, used)
+
+
+def _param(params, name):
+    """A parameter's value in this call: its override, or its default (engine/params.py)."""
+    return (params or {}).get(name, DEFAULTS[INDEX[name]])
 
 
 class Searcher:
     """One thread's search: its own board copy, scratch array S, control array ctl and accumulators."""
 
-    def __init__(self, board, params, ctl):
+    def __init__(self, board, params, ctl, arrays=None):
         self.board, self.ctl = board, ctl
-        # S: histories, killers, move lists, PV, parameters; acc: the net's accumulators, a row pair per ply
-        self.S, self.acc, self.cont = _arrays()
+        # S: histories, killers, move lists, PV, parameters; acc: the net's accumulators, a row pair per ply;
+        # cont: continuation history. Fresh, or a game's kept from its last move (engine/game_memory.py).
+        self.S, self.acc, self.cont = arrays or _arrays()
         scratch(params, self.S)
         self.best = None  # the Analysis of its deepest completed iteration (helpers)
 

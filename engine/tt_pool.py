@@ -66,35 +66,3 @@ def release(table, used):
         if _spare is None or len(_spare[0]) <= len(table):
             _spare = (table, used)
 
-
-class GameTable:
-    """A table kept from move to move of one game (UCI, KeepTable=1), as engines do between moves.
-
-    Each search of the game takes the next epoch under the game's own salt and passes `ages`, so that
-    the entries of the game's earlier searches are still found; in replacement they rank lower the
-    older they are (engine/core/transposition.py). The memory is the pool's spare table, held until
-    the game ends (close()), cleared once when the game takes it.
-    """
-
-    def __init__(self):
-        self.table = None
-        self.n = 0
-        self.salt = 0
-        self.searches = 0
-
-    def take(self, n):
-        """(table, epoch, salt, ages) for the game's next search in n buckets; a new size starts afresh."""
-        if self.table is None or self.n != n:
-            self.close()
-            table, used, _, self.salt = acquire(n)
-            table[:used * 4].fill(0)  # no entry of another search may rank as the game's own
-            self.table, self.n, self.searches = table, n, 0
-        k = self.searches
-        self.searches += 1
-        return self.table, k % TT_EPOCHS + 1, self.salt, min(k, TT_EPOCHS - 1)
-
-    def close(self):
-        """The game is over: its memory goes back to the pool for the next search or game."""
-        if self.table is not None:
-            release(self.table, self.n)
-            self.table = None

@@ -16,13 +16,14 @@ import numpy as np
 from engine import NAME, __version__, analyse, bench, native, wdl
 from engine.board import Board, IllegalMoveError
 from engine.fen import STARTPOS, FenError, square_name
+from engine.game_memory import GameMemory
 from engine.layout import MAX_MULTIPV
 from engine.limits import DEFAULT_HASH_MB, MAX_HASH_MB, MAX_THREADS
 from engine.moves import to_uci
 from engine.nnue import DEFAULT_NET
-from engine.params import DEFAULTS, INDEX, PARAMS
+from engine.params import PARAMS
 from engine.stop_signal import StopSignal
-from engine.tt_pool import GameTable, buckets, reserve_hash
+from engine.tt_pool import buckets, reserve_hash
 
 AUTHOR = "the Kibitz team"
 TUNING = os.environ.get("KIBITZ_TUNING") == "1"
@@ -42,7 +43,7 @@ class UciSession:
         self.params = {}
         self.stop = StopSignal()
         self.thread = None
-        self.game = GameTable()  # the transposition table kept between the moves of a game (KeepTable)
+        self.game = GameMemory()  # what the moves of a game keep (the table: KeepTable; histories: KeepHistory)
 
     def send(self, text):
         with self.lock:
@@ -79,7 +80,7 @@ class UciSession:
         # first `go` does not pay for fresh memory (~2.6 ms a MB here) out of its movetime.
         if self.thread is None or not self.thread.is_alive():
             if self.game.n != buckets(self.hash_mb):
-                self.game.close()  # the game's table is not of the Hash size: back to the pool
+                self.game.release_table()  # the game's table is not of the Hash size: back to the pool
             if self.game.table is None:
                 reserve_hash(self.hash_mb)
         self.send("readyok")
@@ -191,10 +192,9 @@ class UciSession:
 
     def search(self, limits):
         try:
-            keep = self.params.get("KeepTable", DEFAULTS[INDEX["KeepTable"]])
             result = analyse(board=self.board, multipv=self.multipv, hash_mb=self.hash_mb, threads=self.threads,
-                             stop=self.stop, on_info=self.info, claim_draws=False, params=self.params,
-                             game=self.game if keep else None, **limits)
+                             stop=self.stop, on_info=self.info, claim_draws=False, params=self.params, game=self.game,
+                             **limits)
         except Exception as e:  # report, and still answer with a move so the GUI is not left waiting
             self.send(f"info string error: search failed: {e!r}")
             legal = self.board.legal_moves()

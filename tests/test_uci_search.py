@@ -168,17 +168,18 @@ def test_a_game_keeps_its_table_from_move_to_move_and_ucinewgame_forgets_it():
 
 def test_a_game_table_ranks_old_entries_below_new_ones_and_never_matches_another_salt():
     """Entries of the game's earlier searches are probed within `ages`; another search's never are."""
-    from engine import native, tt_pool
+    from engine import native
+    from engine.game_memory import GameMemory
 
-    game = tt_pool.GameTable()
+    game = GameMemory()
     try:
-        table, epoch, salt, ages = game.take(1 << 10)
+        table, epoch, salt, ages = game.take_table(1 << 10)
         assert (epoch, ages) == (1, 0) and not table.any()
         key = np.uint64(0x123456789ABCDEF)
         data = np.uint64((5 + 8) << 48 | 2 << 56 | epoch << 58 | 777)  # depth 5, lower bound, move 777
         i = int(key & np.uint64((1 << 10) - 1)) * 4
         table[i], table[i + 1] = key ^ np.uint64(salt & 0xFFFFFFFFFFFFFFFF) ^ data, data
-        table2, epoch2, salt2, ages2 = game.take(1 << 10)
+        table2, epoch2, salt2, ages2 = game.take_table(1 << 10)
         assert table2 is table and salt2 == salt and (epoch2, ages2) == (2, 1)
         probe = native.core.tt_probe
         s = np.uint64(salt & 0xFFFFFFFFFFFFFFFF)
@@ -187,3 +188,31 @@ def test_a_game_table_ranks_old_entries_below_new_ones_and_never_matches_another
         assert probe(table, (1 << 10) - 1, key, epoch2, s ^ np.uint64(1), ages2) == 0  # another salt
     finally:
         game.close()
+
+
+def test_keep_history_carries_the_main_thread_histories_to_the_next_move_and_not_the_killers():
+    """KeepHistory: the second search of a game starts with the first one's quiet-move history (so it
+    searches a different tree than a fresh one); killers and lines start empty; ucinewgame forgets it all."""
+    import io
+
+    from engine.layout import S_HISTORY, S_KILLERS, S_LINE_LEN
+    from engine.uci import UciSession
+
+    out = io.StringIO()
+    session = UciSession(out=out)
+    session.params.update({"KeepTable": 0, "KeepHistory": 1})
+    session.handle("position startpos moves e2e4 e7e5 g1f3")
+    fresh = _nodes_of_go(session, out, "go depth 9")
+    S, _, cont = session.game.arrays
+    assert S[S_HISTORY:S_HISTORY + 1024].any() and cont.any()
+    history = S[S_HISTORY:S_HISTORY + 1024].copy()
+    arrays = session.game.take_arrays()
+    assert arrays[0] is S and np.array_equal(S[S_HISTORY:S_HISTORY + 1024], history)
+    assert not S[S_KILLERS:S_HISTORY].any() and not S[S_LINE_LEN]
+    session.game.arrays = arrays
+    assert _nodes_of_go(session, out, "go depth 9") != fresh
+    session.handle("ucinewgame")
+    assert session.game.arrays is None
+    session.handle("position startpos moves e2e4 e7e5 g1f3")
+    assert _nodes_of_go(session, out, "go depth 9") == fresh
+    session.handle("quit")
