@@ -26,8 +26,8 @@ PARAMS = [
     # search
     ("NullMove", 1, 0, 1),
     ("Lmr", 1, 0, 1),
-    ("LmrBase", 50, 0, 300),  # reduction = (LmrBase + 100 ln(depth) ln(move number) / (LmrDivisor/100)) / 100
-    ("LmrDivisor", 300, 100, 600),
+    ("LmrBase", 75, 0, 300),  # reduction = (LmrBase + 100 ln(depth) ln(move number) / (LmrDivisor/100)) / 100
+    ("LmrDivisor", 225, 100, 600),
     ("LmrHistory", 6000, 0, 100000),  # history per ply of reduction removed (good history) or added (bad); 0 = off
     ("LmrHistoryMax", 2, 0, 4),  # cap on that adjustment, plies
     ("Futility", 1, 0, 1),
