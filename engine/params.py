@@ -51,7 +51,7 @@ PARAMS = [
     ("HistoryPruning", 0, 0, 1),  # quiet moves with history below -margin per ply skipped at low depth
     ("HistoryPruneMargin", 2000, 0, 16000),
     ("KeepTable", 1, 0, 1),  # UCI games: the transposition table is kept from move to move (engine/game_memory.py)
-    ("KeepHistory", 0, 0, 1),  # UCI games: and the move-ordering histories
+    ("KeepHistory", 1, 0, 1),  # UCI games: and the move-ordering histories
     ("TimeStability", 0, 0, 1),  # clock games: scale the soft time limit by best-move stability and score falls
     # search margins (centipawns; "per ply" ones are multiplied by the remaining depth)
     ("RfpMargin", 75, 0, 300),  # reverse futility: static eval - RfpMargin per ply (less one if improving) >= beta

@@ -146,8 +146,8 @@ def _nodes_of_go(session, out, command):
 
 def test_a_game_keeps_its_table_from_move_to_move_and_ucinewgame_forgets_it():
     """KeepTable (the default): the second search of a position finds the first one's entries and needs
-    fewer nodes for the same depth; after ucinewgame, or with KeepTable=0, every search starts afresh and,
-    at one thread and a fixed depth, repeats the first exactly."""
+    fewer nodes for the same depth; after ucinewgame, or with KeepTable=0 and KeepHistory=0, every search
+    starts afresh and, at one thread and a fixed depth, repeats the first exactly."""
     import io
 
     from engine.uci import UciSession
@@ -160,7 +160,8 @@ def test_a_game_keeps_its_table_from_move_to_move_and_ucinewgame_forgets_it():
     session.handle("ucinewgame")
     session.handle("position startpos moves e2e4 e7e5 g1f3")
     assert _nodes_of_go(session, out, "go depth 9") == fresh
-    session.params["KeepTable"] = 0  # as `setoption name KeepTable value 0` sets it with KIBITZ_TUNING=1
+    # as `setoption name KeepTable value 0` sets it with KIBITZ_TUNING=1
+    session.params.update({"KeepTable": 0, "KeepHistory": 0})
     assert _nodes_of_go(session, out, "go depth 9") == fresh
     assert _nodes_of_go(session, out, "go depth 9") == fresh
     session.handle("quit")
