@@ -389,7 +389,8 @@ def _corrected(T, bb, board, st, S, raw):
 
 @njit(inline="always")
 def _update_correction(T, bb, board, st, S, depth, diff):
-    """Move the pawn structure's correction toward diff (search score - static eval), more for deeper searches."""
+    """Move the pawn structure's correction toward diff (search score - raw static eval: the whole error, so
+    that the correction converges on it), more for deeper searches."""
     i = _correction_slot(T, bb, board, st)
     w = min(depth * depth + 2 * depth + 1, 128)
     v = (S[i] * (256 - w) + diff * CORRECTION_GRAIN * w) // 256
@@ -785,7 +786,7 @@ def negamax(T, bb, board, st, keys, undo, tt, S, ctl, NET, ACC, H, ply, depth, a
         if (S[P + P_CORRECTION] and not in_check and abs(best) < MATE_BOUND
                 and (best_move == MOVE_NONE or not move_flag(best_move) & (F_CAPTURE | F_PROMO))
                 and not (b == BOUND_LOWER and best <= static_eval) and not (b == BOUND_UPPER and best >= static_eval)):
-            _update_correction(T, bb, board, st, S, depth, best - static_eval)
+            _update_correction(T, bb, board, st, S, depth, best - raw_eval)
         store(tt, mask, key, epoch, salt, best_move, best, raw_eval, depth, b, ply, 1 if tt_pv else 0, ages)
     return best
 
