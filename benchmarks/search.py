@@ -36,7 +36,7 @@ def run_bench(args):
     nps = int(re.search(r"Nodes/second: (\d+)", out).group(1))
     from engine.bench import BENCH_DEPTH, POSITIONS
 
-    rows = [[f"{len(POSITIONS)} positions, depth {BENCH_DEPTH}", f"{nodes:,}", f"{nps / 1e6:.2f}", "1.50"]]
+    rows = [[f"{len(POSITIONS)} positions, depth {BENCH_DEPTH}", f"{nodes:,}", f"{nps / 1e6:.2f}", "1.00"]]
     return table(["bench", "nodes (signature)", "M nodes/s", "goal"], rows)
 
 
