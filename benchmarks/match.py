@@ -150,6 +150,8 @@ def play_game(engines, fen, a_white, limits, problems):
             break
         board.push(move)
         node = node.add_variation(move)
+        if not limits.nodes:
+            node.set_clock(clocks[turn])  # [%clk]: how each side spends its time, read back from the PGN
         if judge:
             score = played.info.get("score")
             result = judge.after_move(turn, score.relative if score else None, board)
