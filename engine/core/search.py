@@ -18,6 +18,7 @@ from numba import njit
 
 from engine.core import nnue
 from engine.core.bitboard import U64
+from engine.core.endgames import NOT_KNOWN, lone_king
 from engine.core.evaluation import evaluate
 from engine.core.intrinsics import lsb, monotonic_ns, popcount
 from engine.core.movegen import check_squares, checkers_of, generate, gives_check, quiet_gives_check
@@ -172,7 +173,11 @@ def _tick(ctl):
 
 @njit(inline="always")
 def _static_eval(T, bb, board, st, S, NET, ACC, ply):
-    """The position's static evaluation, side to move: the net's, or the hand-written one (Nnue=0)."""
+    """The position's static evaluation, side to move: a bare king's by rule (engine/core/endgames.py),
+    else the net's, or the hand-written one (Nnue=0)."""
+    known = lone_king(bb, st[ST_SIDE])
+    if known != NOT_KNOWN:
+        return known
     if S[S_PARAMS + P_NNUE]:
         return nnue.evaluate(NET, ACC, ply, st[ST_SIDE])
     return evaluate(T, bb, board, st, S)
