@@ -144,3 +144,6 @@ def test_the_whole_pipeline_on_tiny_data(tmp_path, monkeypatch):
     _, settings = train.train([data], tuned, hidden=NNUE_HIDDEN, epochs=1, batch=64, lr=1e-4, init=net_file,
                               log=lambda s: None)
     assert settings["init"] == str(net_file) and len(settings["history"]) == 1
+    export.export(tuned, tmp_path / "tuned.nnue")
+    lineage = json.loads((tmp_path / "tuned.json").read_text())
+    assert lineage["init"] == str(net_file) and lineage["init_net"] == provenance

@@ -5,7 +5,8 @@
 Accumulator weights and biases are scaled by QA and rounded to int16, output weights by QB, the
 output bias by OUT_DIV (engine/nnue.py). Prints how far the quantised net's evaluation strays from the float net's on
 a sample of the training positions (centipawns), and writes the training settings beside the net
-as JSON (`<net>.json`), the provenance that docs/nnue.md summarises.
+as JSON (`<net>.json`), the provenance that docs/nnue.md summarises. A net trained from another one's
+weights (`train --init`) carries that net's provenance too, from the JSON beside it.
 """
 
 import json
@@ -67,6 +68,9 @@ def export(src, dst, sample=None):
               f"{report['mean_abs_diff_cp']:.2f} cp, max {report['max_abs_diff_cp']:.1f} cp")
     settings["quantisation"] = {"qa": nnue.QA, "qb": nnue.QB, "scale": nnue.SCALE, **report}
     settings.pop("history", None)
+    start = pathlib.Path(settings["init"]).with_suffix(".json") if settings.get("init") else None
+    if start is not None and start.exists():  # train --init: the weights' own history goes with them
+        settings["init_net"] = json.loads(start.read_text())
     dst.with_suffix(".json").write_text(json.dumps(settings, indent=2) + "\n")
     print(f"export: wrote {dst} ({dst.stat().st_size} bytes)")
     return dst
