@@ -5,7 +5,7 @@
     .venv/bin/python benchmarks/search.py deadline [--n 240]   # overshoot of movetimes 50 ms .. 2 s
     .venv/bin/python benchmarks/search.py wac [--ms 1000]  # Win At Chess, 300 positions
     .venv/bin/python benchmarks/search.py sts [--ms 200]   # Strategic Test Suite, 1500 positions
-    .venv/bin/python benchmarks/search.py wac --nodes 1100000 [--param RfpMargin=100]
+    .venv/bin/python benchmarks/search.py wac --nodes 1100000 [--param RfpMargin=75]
         # a fixed node count instead of the clock: the same answer on a busy or a quiet host, to compare
         # settings; lists the misses (not recorded: the goal is at 1 s)
     .venv/bin/python benchmarks/search.py smp-depth [--depth 12]   # time to a fixed depth, 2 threads vs 1,
