@@ -54,7 +54,9 @@ PARAMS = [
     ("KeepHistory", 1, 0, 1),  # UCI games: and the move-ordering histories
     ("TimeStability", 0, 0, 1),  # clock games: scale the soft time limit by best-move stability and score falls
     # search margins (centipawns; "per ply" ones are multiplied by the remaining depth)
-    ("RfpMargin", 100, 0, 300),  # reverse futility: static eval - RfpMargin per ply (less one if improving) >= beta (was 75: 100 solves 3 more WAC positions at equal Elo)
+    # reverse futility: static eval - RfpMargin per ply (less one if improving) >= beta; 75 until WAC showed
+    # it returning before threats were seen (docs/strength.md)
+    ("RfpMargin", 100, 0, 300),
     ("RazorBase", 200, 0, 1000),  # razoring: eval + RazorBase + RazorPerPly per ply <= alpha goes to qsearch
     ("RazorPerPly", 250, 0, 1000),
     ("FutilityBase", 100, 0, 1000),  # futility: quiet moves skipped when eval + base + per ply <= alpha
