@@ -6,7 +6,7 @@ fishtest runs every SPRT with cutechess-cli's `-resign movecount=3 score=600 two
   least 600 cp ahead (a mate score counts as more). That side wins.
 - draw: after move 34, for 8 moves of each side in a row, both engines' scores are within 20 cp of 0.
 A ply whose engine gave no score breaks both runs. Scores are centipawns from the mover's side, as UCI
-reports them; the engines' scales differ a little (a net against the hand-written evaluation), which
+reports them; the engines' scales differ a little (a net against another), which
 the wide resign margin and the two-sided agreement absorb.
 """
 

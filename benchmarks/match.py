@@ -2,8 +2,8 @@
 
     .venv/bin/python benchmarks/match.py stockfish --elo 2400 --games 100 --tc 10+0.1 [--record]
     .venv/bin/python benchmarks/match.py fairymax --games 100 --tc 10+0.1
-    .venv/bin/python benchmarks/match.py self --a-opt Nnue=1 --b-opt Nnue=0 --sprt 0 10 --games 2000 \
-        --tc 10+0.1 --strength "the learned evaluation"         (an A/B of parameters of one build)
+    .venv/bin/python benchmarks/match.py self --a-opt RfpMargin=100 --b-opt RfpMargin=75 --sprt 0 10 \
+        --games 2000 --nodes 10000 --strength "RFP margin 100"     (an A/B of parameters of one build)
     .venv/bin/python benchmarks/match.py self --b-dir /work/wt/base --sprt 0 5 --nodes 20000 ...
                                                                  (this checkout against another one)
 

@@ -13,7 +13,7 @@
     .venv/bin/python benchmarks/search.py smp-stress [--n 1000]    # two-thread searches at 10 ms .. 2 s
     add --record to write the table into docs/benchmarks.md
 
-Goals: bench >= 1.0 M nodes/s with the net (issue 11; 1.5 M with the hand-written evaluation); overshoot
+Goals: bench >= 1.0 M nodes/s with the net (issue 11); overshoot
 p99 <= 20 ms and max <= 50 ms; WAC >= 285/300.
 """
 

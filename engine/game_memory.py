@@ -5,12 +5,12 @@ own salt and passes `ages`, so that the entries of the game's earlier searches a
 replacement they rank lower the older they are (engine/core/transposition.py). The memory is the
 pool's spare table (engine/tt_pool.py), held until the game ends, cleared once when the game takes it.
 
-KeepHistory: the main thread's move-ordering statistics (quiet, counter-move, capture, continuation
-and correction histories). Killers, move lists and lines are per ply of one search and start afresh.
+KeepHistory: the main thread's move-ordering statistics (quiet, counter-move and continuation
+histories). Killers, move lists and lines are per ply of one search and start afresh.
 """
 
 from engine import tt_pool
-from engine.layout import S_CORRECTION, S_HISTORY, S_MOVES, TT_EPOCHS
+from engine.layout import S_HISTORY, S_MOVES, TT_EPOCHS
 
 
 class GameMemory:
@@ -39,7 +39,7 @@ class GameMemory:
         S, acc, cont = self.arrays
         self.arrays = None
         S[:S_HISTORY] = 0  # killers, by ply of the last search's tree
-        S[S_MOVES:S_CORRECTION] = 0  # move lists, PV, lines, parameters (set again), ...
+        S[S_MOVES:] = 0  # move lists, PV, lines, parameters (set again), ...
         acc.fill(0)
         return S, acc, cont
 

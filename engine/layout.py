@@ -32,7 +32,6 @@ ST_EP = 2  # en-passant target square, or NO_SQ; set only when a capture there i
 ST_HALFMOVE = 3  # plies since the last capture or pawn move
 ST_FULLMOVE = 4
 ST_PLY = 5  # index of the current position in keys[] / undo[] (moves made since the game array began)
-ST_CHECKERS_VALID = 6  # reserved
 N_ST = 16
 
 # --- undo stack: undo[ply, ...] describes the move played from position `ply` ------------------
@@ -103,8 +102,7 @@ PLY_ROWS = MAX_PLY + 8
 S_KILLERS = 0  # [PLY_ROWS][2]
 S_HISTORY = S_KILLERS + PLY_ROWS * 2  # [16 piece][64 to] quiet-move history
 S_COUNTER = S_HISTORY + 16 * 64  # [16 piece][64 to] of the previous move -> its refutation
-S_CAPTURE_HISTORY = S_COUNTER + 16 * 64  # [16 piece][64 to][8 captured type] capture history
-S_MOVES = S_CAPTURE_HISTORY + 16 * 64 * 8  # [PLY_ROWS][MAX_MOVES] move lists
+S_MOVES = S_COUNTER + 16 * 64  # [PLY_ROWS][MAX_MOVES] move lists
 S_SCORES = S_MOVES + PLY_ROWS * MAX_MOVES  # [PLY_ROWS][MAX_MOVES] their ordering scores
 S_PV = S_SCORES + PLY_ROWS * MAX_MOVES  # [PLY_ROWS][PLY_ROWS] triangular PV table
 S_PV_LEN = S_PV + PLY_ROWS * PLY_ROWS  # [PLY_ROWS]
@@ -118,11 +116,7 @@ S_PARAMS = S_LINE_PV + MAX_MULTIPV * PLY_ROWS  # tunable weights, see engine/par
 S_LMR = S_PARAMS + 256  # [64 depth][64 move number] late-move reductions, filled from the params
 S_ROOT_SCORE = S_LMR + 64 * 64  # score of the root move now in PV row 0 (kept for a cut-short iteration)
 S_CONT_INDEX = S_ROOT_SCORE + 8  # [PLY_ROWS] the move made at each ply as piece * 64 + to (continuation history)
-S_SINGULAR = S_CONT_INDEX + PLY_ROWS  # [PLY_ROWS] the move a singular-extension search leaves out, per ply
-CORRECTION_ENTRIES = 16384  # per side, indexed by the pawn structure's key
-S_CORRECTION = S_SINGULAR + PLY_ROWS  # [2 side][CORRECTION_ENTRIES] static-eval corrections, x CORRECTION_GRAIN
-CORRECTION_GRAIN = 256
-S_SIZE = S_CORRECTION + 2 * CORRECTION_ENTRIES
+S_SIZE = S_CONT_INDEX + PLY_ROWS
 
 # --- continuation history: one int16 array per search, [12 * 64 previous move][12 * 64 move] -------
 CONT_MOVES = 12 * 64  # a move as (piece type and colour, 0..11) * 64 + destination

@@ -13,11 +13,6 @@ MOVETIME_MARGIN_MS = 1  # the Python work after the search stops (reading lines,
 # root move so far (engine/readout.py), so starting one late costs nothing.
 
 
-# Clock games with TimeStability=1: the soft limit is scaled after each iteration (soft_scale()).
-STABILITY_SCALE = (1.6, 1.25, 1.0, 0.9, 0.8)  # by how many iterations in a row the best move has held
-SCORE_FALL_CP = 100  # a fall this large (or more) since the last iteration scales the soft limit by 1.5
-
-
 @dataclass(frozen=True)
 class Budget:
     soft_ms: float | None  # do not start another iteration after this
@@ -58,10 +53,3 @@ def for_clock(time_left_ms, inc_ms=0, moves_to_go=None):
     hard = min(3.0 * base, cap)
     return Budget(soft_ms=max(soft, 1.0), hard_ms=max(hard, 1.0))
 
-
-def soft_scale(held, fall_cp):
-    """How much of the soft limit to use on a clock: more when the best move just changed (the search
-    has not settled) or the score fell since the last iteration (trouble found), less when the same
-    move has come back several iterations in a row (another iteration would rarely change it)."""
-    fall = min(max(fall_cp, 0), SCORE_FALL_CP) / SCORE_FALL_CP
-    return STABILITY_SCALE[min(held, len(STABILITY_SCALE) - 1)] * (1 + fall / 2)

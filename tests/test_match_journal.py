@@ -9,8 +9,8 @@ from benchmarks.match import Limits, Match, Player, openings
 
 
 def players():
-    a = Player("Kibitz", "python -m engine.uci", {"Nnue": 1}, cwd=ROOT)
-    b = Player("Kibitz", "python -m engine.uci", {"Nnue": 0}, cwd=ROOT)
+    a = Player("Kibitz", "python -m engine.uci", {"NullMove": 1}, cwd=ROOT)
+    b = Player("Kibitz", "python -m engine.uci", {"NullMove": 0}, cwd=ROOT)
     return a, b
 
 
@@ -64,7 +64,7 @@ def test_other_settings_are_refused_naming_what_differs(tmp_path):
     with pytest.raises(SystemExit, match=r"\(limits differ\)"):
         Match(*players(), Limits("5+0.05"), 8, journal=journal)
     a, b = players()
-    b.options = {"Nnue": 1}
+    b.options = {"NullMove": 1}
     with pytest.raises(SystemExit, match=r"\(b differ\)"):
         Match(a, b, Limits("10+0.1"), 8, journal=journal)
 

@@ -136,7 +136,7 @@ def test_the_whole_pipeline_on_tiny_data(tmp_path, monkeypatch):
     expected = export.quantised_eval(*nnue.read(net_file), *features.extract(
         np.stack([records.pack(start.board, 0, 0, 1, 0)])))
     assert native.core.nnue_evaluate(net, acc, 0, 0) == expected[0]
-    r = analyse(depth=6, params={"Nnue": 1})
+    r = analyse(depth=6)
     start.parse_uci(r.best_move)  # legal, or IllegalMoveError
 
     # The next round starts from the exported net (train --init) and records where it started.

@@ -10,7 +10,7 @@ recorded when the side to move is not in check, the search's best move is neithe
 promotion (a quiet position: the static evaluation can know its value), and the score is not a mate.
 The game's result is written into each of its positions when it ends.
 
-The evaluation is the engine's default, or with --net a net file (the next round's data from this
+The evaluation is the shipped net, or with --net another net file (the next round's data from this
 round's net). Games end by the rules (mate, stalemate, fifty moves, threefold, dead material) or by
 adjudication (training/selfplay.py: WIN_CP for WIN_PLIES plies wins, a score within DRAW_CP for
 DRAW_PLIES plies after DRAW_FROM_PLY is a draw, MAX_PLIES ends it drawn).
@@ -56,7 +56,7 @@ class Player:
         self.nodes = nodes
         self.T = native.TABLES
         self.NET = nnue.load(net) if net else native.NET
-        self.template = deepening.scratch({"Nnue": 1} if net else None)
+        self.template = deepening.scratch()
         self.S = self.template.copy()
         self.tt = np.zeros(TT_BUCKETS * 4, np.uint64)
         self.ctl = np.zeros(N_CTL, np.int64)

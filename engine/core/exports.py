@@ -8,7 +8,7 @@ into engine/_compiled*.so with those signatures. Both paths therefore run this v
 import numpy as np
 from numba import njit
 
-from engine.core import attacks, evaluation, movegen, nnue, position, search, see, transposition, zobrist
+from engine.core import attacks, movegen, nnue, position, search, transposition, zobrist
 from engine.core import perft as perft_mod
 from engine.core.intrinsics import acquire_gil, release_gil
 from engine.core.signatures import POS, TABLES
@@ -81,11 +81,6 @@ def search_depth(T, bb, board, st, keys, undo, tt, S, ctl, NET, ACC, H):
     return lines
 
 
-@export(f"i8({TABLES}, {POS}, i4[::1])")
-def evaluate(T, bb, board, st, keys, undo, S):
-    return evaluation.evaluate(T, bb, board, st, S)
-
-
 @export(f"void(i2[::1], i2[::1], i8, {POS})")
 def nnue_refresh(NET, ACC, ply, bb, board, st, keys, undo):
     nnue.refresh(NET, ACC, ply, bb, board)
@@ -99,11 +94,6 @@ def nnue_push_move(NET, ACC, ply, board, m):
 @export("i8(i2[::1], i2[::1], i8, i8)")
 def nnue_evaluate(NET, ACC, ply, side):
     return nnue.evaluate(NET, ACC, ply, side)
-
-
-@export(f"b1({TABLES}, {POS}, i4, i8)")
-def see_ge(T, bb, board, st, keys, undo, m, threshold):
-    return see.see_ge(T, bb, board, m, threshold)
 
 
 @export("u8(u8[::1], i8, u8, i8, u8, i8)")

@@ -19,8 +19,7 @@ from numba import njit
 from engine.core import nnue
 from engine.core.bitboard import U64
 from engine.core.endgames import NOT_KNOWN, lone_king
-from engine.core.evaluation import evaluate
-from engine.core.intrinsics import lsb, monotonic_ns, popcount
+from engine.core.intrinsics import monotonic_ns, popcount
 from engine.core.movegen import check_squares, checkers_of, generate, gives_check, quiet_gives_check
 from engine.core.position import make_move, make_null, move_flag, move_from, move_to, unmake_move, unmake_null
 from engine.core.see import SEE_VALUE, see_ge
@@ -33,7 +32,6 @@ from engine.core.transposition import (
     data_depth,
     data_eval,
     data_move,
-    data_pv,
     data_score,
     prefetch_bucket,
     probe,
@@ -59,8 +57,6 @@ from engine.layout import (
     C_TT_MASK,
     C_TT_SALT,
     CONT_MOVES,
-    CORRECTION_ENTRIES,
-    CORRECTION_GRAIN,
     DRAW,
     F_CAPTURE,
     F_EP_CAPTURE,
@@ -80,9 +76,7 @@ from engine.layout import (
     PLY_ROWS,
     QUEEN,
     ROOK,
-    S_CAPTURE_HISTORY,
     S_CONT_INDEX,
-    S_CORRECTION,
     S_COUNTER,
     S_EVAL,
     S_EXCLUDED,
@@ -99,34 +93,24 @@ from engine.layout import (
     S_PV_LEN,
     S_ROOT_SCORE,
     S_SCORES,
-    S_SINGULAR,
     ST_HALFMOVE,
     ST_PLY,
     ST_SIDE,
-    T_ZOBRIST_PSQ,
     U_MOVE,
 )
 from engine.params import (
     P_ASPIRATION,
-    P_CAPTURE_HISTORY,
     P_CONT_HISTORY,
-    P_CORRECTION,
     P_DELTA_MARGIN,
     P_FUTILITY,
     P_FUTILITY_BASE,
     P_FUTILITY_PER_PLY,
-    P_HISTORY_PRUNE_MARGIN,
-    P_HISTORY_PRUNING,
     P_LMP,
     P_LMR,
     P_LMR_CHECKS,
     P_LMR_HISTORY,
     P_LMR_HISTORY_MAX,
-    P_LMR_TT_PV,
-    P_NNUE,
     P_NULL_MOVE,
-    P_PROBCUT,
-    P_PROBCUT_MARGIN,
     P_QSEARCH_CHECKS,
     P_QSEARCH_TT,
     P_RAZOR_BASE,
@@ -136,9 +120,6 @@ from engine.params import (
     P_SEE_CAPTURE_MARGIN,
     P_SEE_PRUNING,
     P_SEE_QUIET_MARGIN,
-    P_SINGULAR,
-    P_SINGULAR_DEPTH,
-    P_SINGULAR_MARGIN,
 )
 
 # Late-move pruning: quiet moves searched before the rest are skipped, by [improving][depth].
@@ -152,7 +133,6 @@ ORDER_KILLER_2 = 10_000_001
 ORDER_COUNTER = 10_000_000
 ORDER_BAD_CAPTURE = -20_000_000
 HISTORY_MAX = 16384
-CORRECTION_LIMIT = 64 * CORRECTION_GRAIN  # a correction of at most 64 cp
 
 # T, position, tt, S, ctl, NET (the net), ACC (its accumulators), H (continuation history)
 SEARCH_ARGS = f"{TABLES}, {POS}, u8[::1], i4[::1], i8[::1], i2[::1], i2[::1], i2[::1]"
@@ -174,13 +154,11 @@ def _tick(ctl):
 @njit(inline="always")
 def _static_eval(T, bb, board, st, S, NET, ACC, ply):
     """The position's static evaluation, side to move: a bare king's by rule (engine/core/endgames.py),
-    else the net's, or the hand-written one (Nnue=0)."""
+    else the net's."""
     known = lone_king(bb, st[ST_SIDE])
     if known != NOT_KNOWN:
         return known
-    if S[S_PARAMS + P_NNUE]:
-        return nnue.evaluate(NET, ACC, ply, st[ST_SIDE])
-    return evaluate(T, bb, board, st, S)
+    return nnue.evaluate(NET, ACC, ply, st[ST_SIDE])
 
 
 @njit(inline="always")
@@ -278,15 +256,6 @@ def _cont_index(board, m):
 
 
 @njit(inline="always")
-def _capture_index(board, m):
-    """Capture history's slot of a capture or promotion: [moving piece][destination][captured type]."""
-    to = move_to(m)
-    flag = move_flag(m)
-    victim = PAWN if flag == F_EP_CAPTURE else (board[to] & 7 if flag & F_CAPTURE else 0)
-    return S_CAPTURE_HISTORY + (board[move_from(m)] * 64 + to) * 8 + victim
-
-
-@njit(inline="always")
 def _quiet_score(S, H, board, m, c1, c2):
     """A quiet move's history: from-piece and destination, plus the continuations of the last two moves."""
     v = S[S_HISTORY + board[move_from(m)] * 64 + move_to(m)]
@@ -303,15 +272,12 @@ def _quiet_score(S, H, board, m, c1, c2):
 def _score_moves(T, bb, board, S, H, mb, sb, n, tt_move, ply, counter, c1, c2):
     k1 = S[S_KILLERS + 2 * ply]
     k2 = S[S_KILLERS + 2 * ply + 1]
-    capture_history = S[S_PARAMS + P_CAPTURE_HISTORY] != 0
     for i in range(n):
         m = S[mb + i]
         if m == tt_move:
             S[sb + i] = ORDER_TT
         elif move_flag(m) & (F_CAPTURE | F_PROMO):
             mvv, good = _capture_order(T, bb, board, m)
-            if capture_history:
-                mvv += S[_capture_index(board, m)] // 16
             S[sb + i] = (ORDER_GOOD_CAPTURE if good else ORDER_BAD_CAPTURE) + mvv
         elif m == k1:
             S[sb + i] = ORDER_KILLER_1
@@ -355,53 +321,6 @@ def _reward_quiet(S, H, board, ply, depth, m, mb, tried, cidx, c1, c2):
             _cont_update(H, c2, qi, -bonus)
 
 
-@njit(inline="always")
-def _reward_capture(S, board, depth, m, mb, tried):
-    """A capture caused a cut: it gains capture history, the captures tried before it lose."""
-    bonus = min(8 * depth * depth, 1600)
-    _history_update(S, _capture_index(board, m), bonus)
-    for j in range(tried):
-        q = S[mb + j]
-        if move_flag(q) & (F_CAPTURE | F_PROMO):
-            _history_update(S, _capture_index(board, q), -bonus)
-
-
-@njit(inline="always")
-def _pawn_key(T, bb, board):
-    """Zobrist key of the pawns alone: the correction history's index."""
-    key = U64(0)
-    pawns = bb[PAWN]
-    while pawns:
-        sq = lsb(pawns)
-        pawns &= pawns - U64(1)
-        key ^= T[T_ZOBRIST_PSQ + board[sq] * 64 + sq]
-    return key
-
-
-@njit(inline="always")
-def _correction_slot(T, bb, board, st):
-    slot = np.int64(_pawn_key(T, bb, board) & U64(CORRECTION_ENTRIES - 1))
-    return S_CORRECTION + st[ST_SIDE] * CORRECTION_ENTRIES + slot
-
-
-@njit(inline="always")
-def _corrected(T, bb, board, st, S, raw):
-    """The static eval plus what searches from this pawn structure found it off by (Correction=1)."""
-    if S[S_PARAMS + P_CORRECTION] == 0 or abs(raw) >= MATE_BOUND:
-        return raw
-    return raw + S[_correction_slot(T, bb, board, st)] // CORRECTION_GRAIN
-
-
-@njit(inline="always")
-def _update_correction(T, bb, board, st, S, depth, diff):
-    """Move the pawn structure's correction toward diff (search score - raw static eval: the whole error, so
-    that the correction converges on it), more for deeper searches."""
-    i = _correction_slot(T, bb, board, st)
-    w = min(depth * depth + 2 * depth + 1, 128)
-    v = (S[i] * (256 - w) + diff * CORRECTION_GRAIN * w) // 256
-    S[i] = max(-CORRECTION_LIMIT, min(CORRECTION_LIMIT, v))
-
-
 @recursive(f"i8({SEARCH_ARGS}, i8, i8, i8, i8)")
 def qsearch(T, bb, board, st, keys, undo, tt, S, ctl, NET, ACC, H, ply, alpha, beta, qdepth):
     S[S_PV_LEN + ply] = 0
@@ -434,11 +353,10 @@ def qsearch(T, bb, board, st, keys, undo, tt, S, ctl, NET, ACC, H, ply, alpha, b
         raw_eval = -INF
     else:
         raw_eval = data_eval(d) if bound else _static_eval(T, bb, board, st, S, NET, ACC, ply)
-        static_eval = _corrected(T, bb, board, st, S, raw_eval)
-        stand = _sharpen(static_eval, bound, tt_score) if bound else static_eval
+        stand = _sharpen(raw_eval, bound, tt_score) if bound else raw_eval
         if stand >= beta:
             if not bound and use_tt:
-                store(tt, mask, key, epoch, salt, MOVE_NONE, stand, raw_eval, 0, BOUND_LOWER, ply, 0, ages)
+                store(tt, mask, key, epoch, salt, MOVE_NONE, stand, raw_eval, 0, BOUND_LOWER, ply, ages)
             return stand
         if stand > alpha:
             alpha = stand
@@ -506,8 +424,83 @@ def qsearch(T, bb, board, st, keys, undo, tt, S, ctl, NET, ACC, H, ply, alpha, b
     else:
         flag_bound = BOUND_UPPER
     if use_tt:
-        store(tt, mask, key, epoch, salt, best_move, best, raw_eval, 0, flag_bound, ply, 1 if pv_node else 0, ages)
+        store(tt, mask, key, epoch, salt, best_move, best, raw_eval, 0, flag_bound, ply, ages)
     return best
+
+
+@njit(inline="always")
+def _reverse_futility(S, depth, ev, beta, improving):
+    """Reverse futility: so far above beta that a shallow search will not fall back."""
+    return (S[S_PARAMS + P_RFP] != 0 and depth <= 8 and abs(ev) < MATE_BOUND
+            and ev - S[S_PARAMS + P_RFP_MARGIN] * (depth - improving) >= beta)
+
+
+@njit(inline="always")
+def _null_move_allowed(S, bb, st, undo, depth, ev, static_eval, beta):
+    """Null move: worth trying when the eval beats beta. Not without pieces (zugzwang is common in pawn
+    endings) and never twice in a row."""
+    return (S[S_PARAMS + P_NULL_MOVE] != 0 and depth >= 3 and ev >= beta and static_eval >= beta
+            and undo[st[ST_PLY] - 1, U_MOVE] != MOVE_NONE
+            and ((bb[KNIGHT] | bb[BISHOP] | bb[ROOK] | bb[QUEEN]) & bb[BB_COLOR + st[ST_SIDE]]) != 0)
+
+
+@njit(inline="always")
+def _null_move_reduction(depth, ev, beta):
+    return 3 + depth // 3 + min((ev - beta) // 200, 3)
+
+
+@njit(inline="always")
+def _razor(S, depth, ev, alpha):
+    """Razoring: hopeless at low depth unless a capture sequence saves it (quiescence decides)."""
+    return depth <= 3 and ev + S[S_PARAMS + P_RAZOR_BASE] + S[S_PARAMS + P_RAZOR_PER_PLY] * depth <= alpha
+
+
+@njit(inline="always")
+def _prunable(T, bb, board, S, m, quiet, order, depth, quiets, improving, in_check, ev, alpha):
+    """A move not worth searching at low depth (the caller still searches it if it gives check): a late
+    quiet move (LMP), a quiet move the eval cannot lift to alpha (futility), a move losing material (SEE)."""
+    P = S_PARAMS
+    if quiet:
+        if S[P + P_LMP] != 0 and quiets >= LMP[improving, depth]:
+            return True
+        if (S[P + P_FUTILITY] != 0 and depth <= 6 and not in_check
+                and ev + S[P + P_FUTILITY_BASE] + S[P + P_FUTILITY_PER_PLY] * depth <= alpha):
+            return True
+        return (S[P + P_SEE_PRUNING] != 0 and depth <= 6
+                and not see_ge(T, bb, board, m, -S[P + P_SEE_QUIET_MARGIN] * depth))
+    return (S[P + P_SEE_PRUNING] != 0 and depth <= 6 and order < 0
+            and not see_ge(T, bb, board, m, -S[P + P_SEE_CAPTURE_MARGIN] * depth))
+
+
+@njit(inline="always")
+def _reduction(S, depth, searched, pv_node, cut_node, improving, check, quiet, order, new_depth):
+    """Late-move reduction of a move searched after the first two (quiet or losing captures only)."""
+    P = S_PARAMS
+    r = S[S_LMR + min(depth, 63) * 64 + min(searched, 63)]
+    if not pv_node:
+        r += 1
+    if cut_node:
+        r += 1
+    if improving:
+        r -= 1
+    if check:
+        r = r - 1 if S[P + P_LMR_CHECKS] else 0
+    if quiet:
+        if order >= ORDER_COUNTER:
+            r -= 1
+        elif S[P + P_LMR_HISTORY]:
+            cap = S[P + P_LMR_HISTORY_MAX]
+            r -= max(-cap, min(cap, order // S[P + P_LMR_HISTORY]))
+    return max(0, min(r, new_depth - 1))
+
+
+@njit(inline="always")
+def _excluded(S, ctl, m):
+    """A root move already reported as an earlier multipv line of this iteration."""
+    for k in range(ctl[C_EXCLUDED]):
+        if S[S_EXCLUDED + k] == m:
+            return True
+    return False
 
 
 @recursive(f"i8({SEARCH_ARGS}, i8, i8, i8, i8, b1)")
@@ -522,7 +515,6 @@ def negamax(T, bb, board, st, keys, undo, tt, S, ctl, NET, ACC, H, ply, depth, a
         ctl[C_SELDEPTH] = ply + 1
     pv_node = beta - alpha > 1
     root = ply == 0
-    us = st[ST_SIDE]
     if not root:
         if st[ST_HALFMOVE] >= 100 or _insufficient_material(bb) or _repetition(st, keys):
             return DRAW
@@ -534,8 +526,8 @@ def negamax(T, bb, board, st, keys, undo, tt, S, ctl, NET, ACC, H, ply, depth, a
         if alpha >= beta:
             return alpha
 
+    # The transposition table: a deep enough entry settles the node; else its move is searched first.
     excluding = root and ctl[C_EXCLUDED] > 0
-    singular_move = S[S_SINGULAR + ply]  # set while this node is searched without its table move
     key = keys[st[ST_PLY]]
     mask = ctl[C_TT_MASK]
     epoch = ctl[C_TT_EPOCH]
@@ -545,44 +537,28 @@ def negamax(T, bb, board, st, keys, undo, tt, S, ctl, NET, ACC, H, ply, depth, a
     bound = data_bound(d)
     tt_move = data_move(d) if bound else 0
     tt_score = score_from_tt(data_score(d), ply)
-    tt_pv = pv_node or (bound != 0 and data_pv(d) != 0)
-    if (bound and not pv_node and not excluding and singular_move == MOVE_NONE and data_depth(d) >= depth
-            and _cuts(bound, tt_score, alpha, beta)):
+    if bound and not pv_node and not excluding and data_depth(d) >= depth and _cuts(bound, tt_score, alpha, beta):
         return tt_score
 
-    P = S_PARAMS
     in_check = checkers_of(T, bb, st) != 0
     if in_check:
-        raw_eval = -INF
         static_eval = -INF
         ev = -INF
         if ply < 2 * ctl[C_DEPTH]:
             depth += 1  # check extension
-    elif singular_move != MOVE_NONE:
-        raw_eval = static_eval = ev = S[S_EVAL + ply]  # the same node, searched again without one move
     else:
-        raw_eval = data_eval(d) if bound else _static_eval(T, bb, board, st, S, NET, ACC, ply)
-        static_eval = _corrected(T, bb, board, st, S, raw_eval)
+        static_eval = data_eval(d) if bound else _static_eval(T, bb, board, st, S, NET, ACC, ply)
         ev = _sharpen(static_eval, bound, tt_score) if bound else static_eval
     S[S_EVAL + ply] = static_eval
     improving = 1 if (not in_check and ply >= 2 and static_eval > S[S_EVAL + ply - 2]) else 0
 
-    if not pv_node and not in_check and not root and singular_move == MOVE_NONE:
-        # Reverse futility: far enough above beta that a shallow search will not fall back.
-        if (S[P + P_RFP] and depth <= 8 and ev - S[P + P_RFP_MARGIN] * (depth - improving) >= beta
-                and abs(ev) < MATE_BOUND):
+    # Whole-node pruning, before any move is generated.
+    if not pv_node and not in_check and not root:
+        if _reverse_futility(S, depth, ev, beta, improving):
             return ev
-        # Null move: give the opponent a free move; if we still beat beta, the node is a cut.
-        # Not without pieces (zugzwang is common in pawn endings) and never twice in a row.
-        if (
-            S[P + P_NULL_MOVE]
-            and depth >= 3
-            and ev >= beta
-            and static_eval >= beta
-            and undo[st[ST_PLY] - 1, U_MOVE] != MOVE_NONE
-            and (bb[KNIGHT] | bb[BISHOP] | bb[ROOK] | bb[QUEEN]) & bb[BB_COLOR + us]
-        ):
-            r = 3 + depth // 3 + min((ev - beta) // 200, 3)
+        if _null_move_allowed(S, bb, st, undo, depth, ev, static_eval, beta):
+            # Give the opponent a free move; if we still beat beta, the node is a cut.
+            r = _null_move_reduction(depth, ev, beta)
             S[S_CONT_INDEX + ply] = -1
             nnue.push_null(NET, ACC, ply)
             make_null(T, bb, board, st, keys, undo)
@@ -594,63 +570,14 @@ def negamax(T, bb, board, st, keys, undo, tt, S, ctl, NET, ACC, H, ply, depth, a
                 return 0
             if score >= beta:
                 return beta if score >= MATE_BOUND else score
-        # Razoring: hopeless at low depth unless a capture sequence saves it.
-        if depth <= 3 and ev + S[P + P_RAZOR_BASE] + S[P + P_RAZOR_PER_PLY] * depth <= alpha:
+        if _razor(S, depth, ev, alpha):
             q = qsearch(T, bb, board, st, keys, undo, tt, S, ctl, NET, ACC, H, ply, alpha, alpha + 1, 0)
             if q <= alpha:
                 return q
-        # ProbCut: a capture that beats beta by a margin in a shallow search will very likely beat beta.
-        rbeta = beta + S[P + P_PROBCUT_MARGIN]
-        if (S[P + P_PROBCUT] and depth >= 5 and abs(beta) < MATE_BOUND
-                and not (bound and data_depth(d) >= depth - 3 and tt_score < rbeta)):
-            mb = S_MOVES + ply * MAX_MOVES
-            sb = S_SCORES + ply * MAX_MOVES
-            n = generate(T, bb, st, S, mb, GEN_NOISY) - mb
-            _score_moves(T, bb, board, S, H, mb, sb, n, tt_move, ply, MOVE_NONE, -1, -1)
-            for i in range(n):
-                m = _pick(S, mb, sb, i, n)
-                if not see_ge(T, bb, board, m, rbeta - static_eval):
-                    continue
-                S[S_CONT_INDEX + ply] = _cont_index(board, m)
-                nnue.push_move(NET, ACC, ply, board, m)
-                make_move(T, bb, board, st, keys, undo, m)
-                prefetch_bucket(tt, ctl[C_TT_MASK], keys[st[ST_PLY]])
-                q = -qsearch(T, bb, board, st, keys, undo, tt, S, ctl, NET, ACC, H, ply + 1, -rbeta, -rbeta + 1, 0)
-                if q >= rbeta and not ctl[C_ABORTED]:
-                    q = -negamax(T, bb, board, st, keys, undo, tt, S, ctl, NET, ACC, H, ply + 1, depth - 4, -rbeta,
-                                 -rbeta + 1, not cut_node)
-                unmake_move(T, bb, board, st, keys, undo, m)
-                if ctl[C_ABORTED]:
-                    return 0
-                if q >= rbeta:
-                    store(tt, mask, key, epoch, salt, m, q, raw_eval, depth - 3, BOUND_LOWER, ply, 1 if tt_pv else 0,
-                          ages)
-                    return q
 
     # Internal iterative reduction: with no move from the table, search this node a ply shallower.
     if depth >= 4 and tt_move == MOVE_NONE and (pv_node or cut_node):
         depth -= 1
-
-    # Singular extension: if every other move falls well short of the table move's score, the table move
-    # is forced and gets a ply more. If even without it the node beats beta, the node is a cut (multi-cut);
-    # if the table move only beats beta, it gets a ply less.
-    tt_extension = 0
-    if (S[P + P_SINGULAR] and not root and singular_move == MOVE_NONE and tt_move != MOVE_NONE
-            and depth >= S[P + P_SINGULAR_DEPTH] and (bound == BOUND_LOWER or bound == BOUND_EXACT)
-            and data_depth(d) >= depth - 3 and abs(tt_score) < MATE_BOUND):
-        sbeta = tt_score - S[P + P_SINGULAR_MARGIN] * depth
-        S[S_SINGULAR + ply] = tt_move
-        score = negamax(T, bb, board, st, keys, undo, tt, S, ctl, NET, ACC, H, ply, (depth - 1) // 2, sbeta - 1,
-                        sbeta, cut_node)
-        S[S_SINGULAR + ply] = MOVE_NONE
-        if ctl[C_ABORTED]:
-            return 0
-        if score < sbeta:
-            tt_extension = 1
-        elif sbeta >= beta:
-            return sbeta
-        elif tt_score >= beta:
-            tt_extension = -1
 
     mb = S_MOVES + ply * MAX_MOVES
     sb = S_SCORES + ply * MAX_MOVES
@@ -667,7 +594,7 @@ def negamax(T, bb, board, st, keys, undo, tt, S, ctl, NET, ACC, H, ply, depth, a
             counter = S[cidx]
     c1 = -1
     c2 = -1
-    if S[P + P_CONT_HISTORY]:
+    if S[S_PARAMS + P_CONT_HISTORY]:
         c1 = S[S_CONT_INDEX + ply - 1] if ply >= 1 else -1
         c2 = S[S_CONT_INDEX + ply - 2] if ply >= 2 else -1
     _score_moves(T, bb, board, S, H, mb, sb, n, tt_move, ply, counter, c1, c2)
@@ -679,40 +606,16 @@ def negamax(T, bb, board, st, keys, undo, tt, S, ctl, NET, ACC, H, ply, depth, a
     old_alpha = alpha
     for i in range(n):
         m = _pick(S, mb, sb, i, n)
-        if m == singular_move:
+        if excluding and _excluded(S, ctl, m):
             continue
-        if excluding:
-            skip = False
-            for k in range(ctl[C_EXCLUDED]):
-                if S[S_EXCLUDED + k] == m:
-                    skip = True
-            if skip:
-                continue
-        flag = move_flag(m)
-        quiet = not (flag & (F_CAPTURE | F_PROMO))
+        quiet = not (move_flag(m) & (F_CAPTURE | F_PROMO))
         order = S[sb + i]
         check = -1  # gives_check(), computed only when a pruning or reduction decision needs it
-        if not root and best > -MATE_BOUND and depth <= 8:
-            prune = False
-            if quiet:
-                if S[P + P_LMP] and quiets >= LMP[improving, depth]:
-                    prune = True
-                elif (S[P + P_FUTILITY] and depth <= 6 and not in_check
-                      and ev + S[P + P_FUTILITY_BASE] + S[P + P_FUTILITY_PER_PLY] * depth <= alpha):
-                    prune = True
-                elif (S[P + P_HISTORY_PRUNING] and depth <= 4 and order < ORDER_COUNTER
-                      and order < -S[P + P_HISTORY_PRUNE_MARGIN] * depth):
-                    prune = True
-                elif (S[P + P_SEE_PRUNING] and depth <= 6
-                      and not see_ge(T, bb, board, m, -S[P + P_SEE_QUIET_MARGIN] * depth)):
-                    prune = True
-            elif (S[P + P_SEE_PRUNING] and depth <= 6 and order < 0
-                  and not see_ge(T, bb, board, m, -S[P + P_SEE_CAPTURE_MARGIN] * depth)):
-                prune = True
-            if prune:
-                check = 1 if gives_check(T, bb, board, st, m) else 0
-                if check == 0:  # checks are never pruned: the quiet move may mate
-                    continue
+        if (not root and best > -MATE_BOUND and depth <= 8
+                and _prunable(T, bb, board, S, m, quiet, order, depth, quiets, improving, in_check, ev, alpha)):
+            check = 1 if gives_check(T, bb, board, st, m) else 0
+            if check == 0:  # checks are never pruned: the quiet move may mate
+                continue
 
         S[S_CONT_INDEX + ply] = _cont_index(board, m)
         nnue.push_move(NET, ACC, ply, board, m)
@@ -721,33 +624,16 @@ def negamax(T, bb, board, st, keys, undo, tt, S, ctl, NET, ACC, H, ply, depth, a
         searched += 1
         if quiet:
             quiets += 1
-        new_depth = depth - 1 + (tt_extension if m == tt_move else 0)
+        new_depth = depth - 1
         if searched == 1:
             score = -negamax(T, bb, board, st, keys, undo, tt, S, ctl, NET, ACC, H, ply + 1, new_depth, -beta, -alpha,
                              np.bool_(False) if pv_node else not cut_node)
         else:
             r = 0
-            if S[P + P_LMR] and depth >= 3 and searched > 2 and (quiet or order < 0):
-                r = S[S_LMR + min(depth, 63) * 64 + min(searched, 63)]
-                if not pv_node:
-                    r += 1
-                if cut_node:
-                    r += 1
-                if improving:
-                    r -= 1
-                if tt_pv and S[P + P_LMR_TT_PV]:
-                    r -= 1
+            if S[S_PARAMS + P_LMR] and depth >= 3 and searched > 2 and (quiet or order < 0):
                 if check < 0:  # the move is made: is the opponent in check?
                     check = 1 if checkers_of(T, bb, st) != 0 else 0
-                if check:
-                    r = r - 1 if S[P + P_LMR_CHECKS] else 0
-                if quiet:
-                    if order >= ORDER_COUNTER:
-                        r -= 1
-                    elif S[P + P_LMR_HISTORY]:
-                        cap = S[P + P_LMR_HISTORY_MAX]
-                        r -= max(-cap, min(cap, order // S[P + P_LMR_HISTORY]))
-                r = max(0, min(r, new_depth - 1))
+                r = _reduction(S, depth, searched, pv_node, cut_node, improving, check, quiet, order, new_depth)
             # np.bool_(): a literal True here would leave the recursive call unresolved in the pycc build.
             score = -negamax(T, bb, board, st, keys, undo, tt, S, ctl, NET, ACC, H, ply + 1, new_depth - r,
                              -alpha - 1, -alpha, np.bool_(True))
@@ -772,27 +658,20 @@ def negamax(T, bb, board, st, keys, undo, tt, S, ctl, NET, ACC, H, ply, depth, a
                 if score >= beta:
                     if quiet:
                         _reward_quiet(S, H, board, ply, depth, m, mb, i, cidx, c1, c2)
-                    elif S[P + P_CAPTURE_HISTORY]:
-                        _reward_capture(S, board, depth, m, mb, i)
                     break
                 alpha = score
 
     if searched == 0:
-        # Every root move excluded (multipv beyond the legal moves), the table move left out of the only
-        # legal moves (singular search), or everything pruned.
+        # Every root move excluded (multipv beyond the legal moves), or everything pruned.
         return -INF if excluding else alpha
-    if not excluding and singular_move == MOVE_NONE:
+    if not excluding:
         if best >= beta:
             b = BOUND_LOWER
         elif pv_node and best > old_alpha:
             b = BOUND_EXACT
         else:
             b = BOUND_UPPER
-        if (S[P + P_CORRECTION] and not in_check and abs(best) < MATE_BOUND
-                and (best_move == MOVE_NONE or not move_flag(best_move) & (F_CAPTURE | F_PROMO))
-                and not (b == BOUND_LOWER and best <= static_eval) and not (b == BOUND_UPPER and best >= static_eval)):
-            _update_correction(T, bb, board, st, S, depth, best - raw_eval)
-        store(tt, mask, key, epoch, salt, best_move, best, raw_eval, depth, b, ply, 1 if tt_pv else 0, ages)
+        store(tt, mask, key, epoch, salt, best_move, best, static_eval, depth, b, ply, ages)
     return best
 
 

@@ -2,7 +2,7 @@
 
 tt has 4 words per bucket: (key ^ salt ^ data, data) twice. data packs
   bits  0-15 move | 16-31 score + 32768 | 32-47 static eval + 32768 | 48-55 depth + 8 | 56-57 bound
-  bits 58-62 epoch | 63 the node was on a principal variation
+  bits 58-62 epoch | 63 unused (0)
 The array is reused from search to search (no page faults, no clearing), yet each search sees only
 its own entries: it stamps them with its epoch and stores keys XORed with its own salt. An entry of
 another epoch counts as empty, exactly as in a zeroed table, so results do not depend on what ran
@@ -26,7 +26,6 @@ from engine.core.intrinsics import prefetch
 from engine.core.signatures import kernel
 from engine.layout import MATE_BOUND, TT_EPOCHS
 
-BOUND_NONE = 0
 BOUND_UPPER = 1  # score <= true value's upper bound (fail low)
 BOUND_LOWER = 2  # fail high
 BOUND_EXACT = 3
@@ -55,7 +54,7 @@ def score_from_tt(score, ply):
 
 
 @njit(inline="always")
-def pack(move, score, ev, depth, bound, epoch, pv):
+def pack(move, score, ev, depth, bound, epoch):
     return (
         U64(move & 0xFFFF)
         | (U64(score + 32768) << U64(16))
@@ -63,7 +62,6 @@ def pack(move, score, ev, depth, bound, epoch, pv):
         | (U64(depth + 8) << U64(48))
         | (U64(bound) << U64(56))
         | (U64(epoch) << U64(58))
-        | (U64(pv) << U64(63))
     )
 
 
@@ -95,11 +93,6 @@ def data_bound(d):
 @njit(inline="always")
 def data_epoch(d):
     return np.int64((d >> U64(58)) & U64(31))
-
-
-@njit(inline="always")
-def data_pv(d):
-    return np.int64(d >> U64(63))
 
 
 @njit(inline="always")
@@ -144,7 +137,7 @@ def probe(tt, mask, key, epoch, salt, ages):
 
 
 @njit(inline="always")
-def store(tt, mask, key, epoch, salt, move, score, ev, depth, bound, ply, pv, ages):
+def store(tt, mask, key, epoch, salt, move, score, ev, depth, bound, ply, ages):
     i = (key & U64(mask)) * U64(4)
     k = key ^ salt
     r0 = _rank(tt[i + U64(1)], epoch, ages)
@@ -167,7 +160,7 @@ def store(tt, mask, key, epoch, salt, move, score, ev, depth, bound, ply, pv, ag
             return
         if move == 0:
             move = data_move(old)
-    data = pack(move, score_to_tt(score, ply), ev, depth, bound, epoch, pv)
+    data = pack(move, score_to_tt(score, ply), ev, depth, bound, epoch)
     tt[slot] = k ^ data
     tt[slot + U64(1)] = data
 
