@@ -1,8 +1,8 @@
 # Kibitz — `make run` and `make test` are all a fresh machine needs.
 #
 # One interpreter, Python 3.13 (Lambda's python3.13 runtime), for .venv/, the layers and the functions:
-# scripts/python313.sh finds it (PYTHON=..., python3.13 on PATH, uv) or builds it once into
-# ~/.cache/kibitz/python-3.13 (README.md, "Python 3.13"). It runs only when .venv/ is missing or is not 3.13.
+# scripts/python313.sh finds it (PYTHON=..., python3.13 on PATH, pyenv's versions/3.13*, uv) or builds it
+# once into ~/.cache/kibitz/python-3.13 (docs/python313.md). It runs only when .venv/ is missing or is not 3.13.
 PYTHON ?=
 VENV := .venv
 BIN := $(VENV)/bin

@@ -129,7 +129,7 @@ def run_smp_depth(args):
     rows.append([f"20 positions, depth {args.depth}", f"{min(ratios):.2f}", f"{statistics.median(ratios):.2f}",
                  f"{max(ratios):.2f}", f"{g:.2f}", "1.5"])
     speed = table(["time to depth, 1 thread / 2 threads", "min", "median", "max", "geometric mean", "goal"], rows)
-    # The depth an answer reaches in the API's default time (README: threads and memory).
+    # The depth an answer reaches in the API's default time (docs/threads-and-memory.md).
     depths = {threads: [analyse(fen, movetime_ms=args.ms, threads=threads).depth for fen in fens]
               for threads in (1, 2)}
     reached = table(["threads", f"depth at {args.ms} ms: mean", "median", "min", "max"],

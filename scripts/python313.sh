@@ -4,10 +4,12 @@
 #
 #   1. $PYTHON, if set (it must be a Python 3.13);
 #   2. python3.13 on PATH, if it runs (a pyenv shim of a version that is not selected does not);
-#   3. `uv python find 3.13`, if uv is installed;
-#   4. `uv python install 3.13`, if uv is installed (at most $KIBITZ_UV_TIMEOUT s, default 60: it
+#   3. a pyenv Python 3.13, selected or not: $(pyenv root)/versions/3.13*/bin/python3.13, the newest
+#      that runs ($PYENV_ROOT, else ~/.pyenv, when pyenv itself is not on PATH);
+#   4. `uv python find 3.13`, if uv is installed;
+#   5. `uv python install 3.13`, if uv is installed (at most $KIBITZ_UV_TIMEOUT s, default 60: it
 #      downloads a build from a host that some networks cannot reach);
-#   5. a build of CPython 3.13 from Debian's source package (the upstream tarball, as Debian ships it
+#   6. a build of CPython 3.13 from Debian's source package (the upstream tarball, as Debian ships it
 #      for trixie; fetched and verified by apt with a sources list of its own, so the machine's apt
 #      set-up is not touched), once, into $KIBITZ_CACHE/python-3.13 (default ~/.cache/kibitz), outside
 #      the repository. Debian and Ubuntu only: it installs the -dev packages the build needs with
@@ -15,7 +17,7 @@
 #      kept in python-3.13/BUILD-INFO.
 #
 # KIBITZ_PYTHON_PGO=1 builds with --enable-optimizations --with-lto (profile-guided: much slower to
-# build; README.md, "Python 3.13", says what it is worth here).
+# build; docs/python313.md says what it is worth here).
 set -euo pipefail
 
 VERSION=3.13
@@ -41,10 +43,22 @@ while read -r candidate; do
     if [ -n "$candidate" ] && is313 "$candidate"; then found "$candidate"; fi
 done < <(type -ap python$VERSION 2>/dev/null || true)
 
+# 3. pyenv's versions, whichever is selected: `pyenv root` (which honours PYENV_ROOT), else PYENV_ROOT or
+# ~/.pyenv when that folder exists without pyenv on PATH. Newest first (3.13.10 before 3.13.9).
+if ! { command -v pyenv >/dev/null 2>&1 && pyenv_root=$(pyenv root 2>/dev/null); }; then
+    pyenv_root=${PYENV_ROOT:-$HOME/.pyenv}
+fi
+if [ -n "$pyenv_root" ] && [ -d "$pyenv_root/versions" ]; then
+    while read -r candidate; do
+        if [ -n "$candidate" ] && is313 "$candidate"; then found "$candidate"; fi
+    done < <(shopt -s nullglob; for c in "$pyenv_root"/versions/$VERSION*/bin/python$VERSION; do echo "$c"; done \
+             | sort -rV)
+fi
+
 # Our own build, from an earlier run.
 if [ -f "$PREFIX/.complete" ] && is313 "$PREFIX/bin/python$VERSION"; then found "$PREFIX/bin/python$VERSION"; fi
 
-# 3, 4. uv
+# 4, 5. uv
 if command -v uv >/dev/null 2>&1; then
     if py=$(UV_PYTHON_DOWNLOADS=never uv python find --system "$VERSION" 2>/dev/null) && is313 "$py"; then found "$py"; fi
     say "uv python install $VERSION (at most ${KIBITZ_UV_TIMEOUT:-60} s)"
@@ -55,10 +69,10 @@ if command -v uv >/dev/null 2>&1; then
     say "uv could not install Python $VERSION"
 fi
 
-# 5. Build it from Debian's source package.
+# 6. Build it from Debian's source package.
 if ! command -v apt-get >/dev/null 2>&1; then
-    say "no Python $VERSION found, and building one needs apt (Debian, Ubuntu). Install one (README.md," \
-        "\"Python 3.13\": uv, Homebrew, deadsnakes) or pass PYTHON=/path/to/python$VERSION"
+    say "no Python $VERSION found, and building one needs apt (Debian, Ubuntu). Install one (docs/python313.md:" \
+        "uv, Homebrew, deadsnakes, pyenv) or pass PYTHON=/path/to/python$VERSION"
     exit 1
 fi
 if [ "$(id -u)" = 0 ]; then SUDO=(); elif sudo -n true 2>/dev/null; then SUDO=(sudo -n); else SUDO=(false); fi
@@ -97,7 +111,7 @@ mirror=${KIBITZ_DEBIAN_MIRROR:-$(debian_uri Debian)}
 security=${KIBITZ_DEBIAN_SECURITY_MIRROR:-$(debian_uri Debian-Security)}
 if [ -z "$mirror" ]; then
     say "apt knows no Debian mirror here (an Ubuntu machine?): install Python $VERSION another way" \
-        "(README.md, \"Python 3.13\"), or set KIBITZ_DEBIAN_MIRROR to a Debian mirror's URL"
+        "(docs/python313.md), or set KIBITZ_DEBIAN_MIRROR to a Debian mirror's URL"
     exit 1
 fi
 
@@ -121,7 +135,7 @@ apt_opts=(-o Dir::Etc::SourceList=/dev/null -o "Dir::Etc::SourceParts=$APT/sourc
 if ! { apt-get "${apt_opts[@]}" update -qq && \
        (cd "$CACHE/src" && apt-get "${apt_opts[@]}" source --download-only -qq python$VERSION); } >&2; then
     say "could not fetch python$VERSION's source package from trixie at $mirror: install Python $VERSION" \
-        "another way (README.md, \"Python 3.13\"), or set KIBITZ_DEBIAN_MIRROR to a Debian mirror's URL"
+        "another way (docs/python313.md), or set KIBITZ_DEBIAN_MIRROR to a Debian mirror's URL"
     exit 1
 fi
 tarball=$(ls "$CACHE"/src/python"$VERSION"_*.orig.tar.xz)

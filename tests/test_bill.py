@@ -1,4 +1,4 @@
-"""What bounds the bill (README: "What an attacker can cost you"): the template's concurrency, budget,
+"""What bounds the bill (docs/bill.md, "What an attacker can cost you"): the template's concurrency, budget,
 key, quota and WAF parameters, API Gateway's own answers in the API's error shape, SAM's reading of the
 conditional API key, checkov's skips, and the bounds as the functions apply them (the movetime cap, a
 job's search time, a key's jobs a day)."""

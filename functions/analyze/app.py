@@ -110,7 +110,7 @@ def document_jobs(app):
 
 docs = SwaggerOnDemand(app, path="/swagger", document=document_jobs, title="Kibitz API", version=engine.__version__,
                        description="Best move, score and principal variation of a chess position (/analyze), and "
-                                   "of many at once (/jobs). See README.md.")
+                                   "of many at once (/jobs). See docs/api.md and docs/batch.md.")
 
 
 @api_handler(logger, tracer, metrics, docs=docs)
@@ -118,7 +118,7 @@ def lambda_handler(event, context):
     return app.resolve(event, context)
 
 
-# --- SnapStart (template parameter SnapStart=On; README.md, "SnapStart") ------------------------------
+# --- SnapStart (template parameter SnapStart=On; docs/snapstart.md) -----------------------------------
 # Lambda runs before_snapshot once, after this module's import, when it publishes a version, and
 # snapshots the environment; after_restore runs in every environment resumed from that snapshot.
 

@@ -1,4 +1,4 @@
-"""What one job, and one API key in a day, may ask of BatchFunction (README: "What an attacker can cost you").
+"""What one job, and one API key in a day, may ask of BatchFunction (docs/bill.md, "What an attacker can cost you").
 
     check_search_time(positions, movetime_ms, source)   # 422 past KIBITZ_MAX_JOB_SEARCH_S
     charge_key(store, api_key_id)                       # 429 past KIBITZ_MAX_JOBS_PER_KEY_DAY jobs today

@@ -148,7 +148,7 @@ class FlaggedMove(BaseModel):
 
 
 class GameSummary(BaseModel):
-    """A reviewed game: engine/review.py's figures (README: Game review)."""
+    """A reviewed game: engine/review.py's figures (docs/review.md)."""
 
     game: int = Field(description="the game's number in the PGN, from 1")
     white: str

@@ -13,7 +13,7 @@ import dataclasses
 from engine import epd
 from engine.fen import FenError
 
-MAX_POSITIONS = 1000  # per job; documented in README.md
+MAX_POSITIONS = 1000  # per job; documented in docs/batch.md
 MAX_ERRORS = 50  # reported per request; the count of the rest is given
 
 

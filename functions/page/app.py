@@ -105,7 +105,7 @@ def asset(name, request_id):
 
 
 def error(status, field, reason, request_id):
-    """The API's error shape (README, "Errors")."""
+    """The API's error shape (docs/api.md, "Errors")."""
     body = {"status": status, "message": f"{field}: {reason}", "errors": [{"field": field, "reason": reason}],
             "request_id": request_id}
     return {"statusCode": status, "headers": {"Content-Type": "application/json"}, "body": json.dumps(body),
