@@ -73,9 +73,10 @@ class PositionEval:
         return max(-CP_CEILING, min(CP_CEILING, s.cp))
 
     def win_percent_white(self):
-        """White's win% (Lichess's, 0..100); a checkmate: 0 or 100."""
+        """White's win% (Lichess's, 0..100); a checkmate counts as a mate, at the ceiling (2.5 or 97.5), as
+        Lichess's graph draws it."""
         if self.terminal == "checkmate":
-            return 0.0 if self.side == "white" else 100.0
+            return win_percent(-CP_CEILING if self.side == "white" else CP_CEILING)
         return win_percent(self.white_cp())
 
 

@@ -1,5 +1,6 @@
-"""Game review: engine/review.py's judgements and accuracy, the annotated PGN read back by python-chess
-with every eval and NAG, reviews through the jobs API (summaries, the PGN route, errors, a repeated
+"""Game review: engine/review.py's marks and accuracy against Lichess's method written again from its
+sources (two known games on fixed evals), the annotated PGN read back by python-chess with every eval
+and NAG, reviews through the jobs API (summaries, the PGN route, errors, a repeated
 review answered from the cache), and `kibitz review` end to end on a 40-move game."""
 
 import io
@@ -47,8 +48,8 @@ NAG_OF = {6: "inaccuracy", 2: "mistake", 4: "blunder"}
 # Plain Python, separate from engine/review.py, shaped as the Scala it follows (docs/review-numbers.md
 # names the files): fishnet's evaluations become lila's Infos (White's side, the mated position dropped,
 # no line where the game's move was the engine's), then Advice, AccuracyPercent.gameAccuracy and
-# AccuracyCP. The one change from lila is none: the test games' start positions are analysed at
-# +0.15, lila's Cp.initial, so lila's fixed start and Kibitz's analysed one agree.
+# AccuracyCP. lila puts +0.15 (Cp.initial) before the first move where Kibitz uses the start's own
+# analysis: the test games' starts are analysed at +0.15, so the two agree.
 
 
 def lila_winning_chances(cp):  # scalachess WinPercent.winningChances
@@ -273,7 +274,7 @@ def test_the_move_that_mates_is_neither_marked_nor_counted():
     assert (mate.move, mate.accuracy, mate.cp_loss, mate.judgement) == ("d4f3", None, None, None)
     assert review.moves[8].judgement == "blunder" and review.moves[8].comment == "Blunder"  # 5. Nxf7??
     assert review.moves[12].comment == "Checkmate is now unavoidable"  # 7. Be2, from -5.51
-    assert review.win_chances[-1] == 0.0 and review.win_chances[-2] == pytest.approx(win_percent(-1000))
+    assert review.win_chances[-1] == review.win_chances[-2] == pytest.approx(win_percent(-1000))  # as Lichess draws
 
 
 def ev(side, cp, best="a2a3"):
@@ -402,7 +403,7 @@ def test_a_review_marks_the_known_blunder_and_reads_back_in_python_chess(s, monk
     at_ply_8 = [f for f in game["flagged"] if f["ply"] == 8]
     assert len(at_ply_8) == 1 and (at_ply_8[0]["move"], at_ply_8[0]["judgement"]) == ("5. Nxf7??", "blunder")
     assert game["accuracy"]["white"] < game["accuracy"]["black"] and game["acpl"]["white"] > game["acpl"]["black"]
-    assert len(game["win_chances"]) == 15 and game["win_chances"][-1] == 0.0  # Black mated White
+    assert len(game["win_chances"]) == 15 and game["win_chances"][-1] == 2.5  # Black mated White: -10.00
     status, text, response = get_pgn(s, job_id)
     assert status == 200 and response["multiValueHeaders"]["Content-Type"][0].startswith("text/plain")
     (first, judged), (second, _) = read_annotated(text, games=2)
