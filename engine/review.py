@@ -66,17 +66,17 @@ class PositionEval:
 
     def white_cp(self):
         """White's score in centipawns as Lichess counts it for accuracy: clamped to +-CP_CEILING, a mate
-        +-CP_CEILING."""
+        (a checkmate too) +-CP_CEILING."""
+        if self.terminal == "checkmate":
+            return -CP_CEILING if self.side == "white" else CP_CEILING
         s = self.white_score()
         if s.mate is not None:
             return CP_CEILING if s.mate > 0 else -CP_CEILING
         return max(-CP_CEILING, min(CP_CEILING, s.cp))
 
     def win_percent_white(self):
-        """White's win% (Lichess's, 0..100); a checkmate counts as a mate, at the ceiling (2.5 or 97.5), as
-        Lichess's graph draws it."""
-        if self.terminal == "checkmate":
-            return win_percent(-CP_CEILING if self.side == "white" else CP_CEILING)
+        """White's win% (Lichess's, 0..100); a checkmate at the ceiling (2.5 or 97.5), as Lichess's graph
+        draws it."""
         return win_percent(self.white_cp())
 
 
