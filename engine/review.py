@@ -56,7 +56,7 @@ class PositionEval:
     pv: tuple = ()  # the best line, UCI (empty when the game is over)
     terminal: str | None = None  # engine.game_over.REASONS
     depth: int = 0
-    material: int = 78
+    material: int = 78  # the W/D/L model's input (engine/wdl.py); the review's numbers do not use it
 
     def white_score(self):
         """The score from White's side (a finished game: a draw is cp 0; not for a checkmate)."""
