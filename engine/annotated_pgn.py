@@ -9,13 +9,15 @@
 Every move carries `[%eval]` (and so does the start, in a comment before the first move): the score
 of the position after it from White's side, in pawns with
 two decimals, or `#N` / `#-N` for a mate in N for White / for Black (`#0`: the side to move is
-mated, as python-chess reads it). Inaccuracies, mistakes and blunders carry their glyph (`?!`, `?`,
-`??`, which PGN readers take as the NAGs $6, $2, $4), a comment saying what was best, and the
-search's line from the position before the move as a variation (at most VARIATION_PLIES plies).
+mated, as python-chess reads it). Inaccuracies, mistakes and blunders (engine/review.py: Lichess's
+marks) carry their glyph (`?!`, `?`, `??`, which PGN readers take as the NAGs $6, $2, $4), Lichess's
+comment ("Blunder. Bxf7+ was best.", or "Checkmate is now unavoidable. ..." / "Lost forced checkmate
+sequence. ..." for a mate turned round), and the search's line from the position before the move as
+a variation (at most VARIATION_PLIES plies).
 
 Header tags beyond the game's own: Annotator, WhiteAccuracy / BlackAccuracy (engine/review.py's
-accuracy, percent, one decimal) and WhiteACPL / BlackACPL (average centipawn loss); a side with no
-judged move gets "?".
+accuracy, Lichess's formula, percent, one decimal) and WhiteACPL / BlackACPL (average centipawn
+loss); a side with no judged move gets "?".
 """
 
 import engine
@@ -73,7 +75,7 @@ def write_game(game, evals, review):
         comment = [eval_text(after)] if after is not None else []
         if mr.judgement and mr.best:
             best_san = line_san(board, [mr.best])[0]
-            comment.append(f"{mr.judgement.capitalize()}. {best_san} was best.")
+            comment.append(f"{mr.comment}. {best_san} was best.")
         if comment:
             tokens.append("{ " + " ".join(comment) + " }")
             numbered = True

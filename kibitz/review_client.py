@@ -9,9 +9,9 @@ process, as `kibitz serve` runs them (kibitz/services.py), stopped at the end. W
 `kibitz serve` (whose cache outlives one review) or a deployed stack: the same requests.
 
 It submits POST /jobs {"pgn": ..., "review": true}, waits (progress bar on stderr), prints each
-game's summary (accuracy, ACPL, the moves flagged), writes GET /jobs/{job_id}/pgn to -o (or
-standard output), and with --graph DIR an SVG of White's winning chances per game
-(kibitz/review_graph.py).
+game's summary (accuracy, ACPL, the moves flagged: Lichess's formulas, docs/review-numbers.md), writes
+GET /jobs/{job_id}/pgn to -o (or standard output), and with --graph DIR an SVG of White's win% per
+game (kibitz/review_graph.py).
 """
 
 import contextlib
@@ -93,19 +93,27 @@ class LocalReviewApi:
         return self._call("GET", f"/jobs/{job_id}/pgn", resource="/jobs/{job_id}/pgn", params={"job_id": job_id})
 
 
+def _said(flag):
+    """Lichess's words for a mate let in or let go ("Checkmate is now unavoidable; "), else nothing."""
+    comment = flag.get("comment")
+    return f"{comment}; " if comment and comment.lower() != flag["judgement"] else ""
+
+
 def summary_lines(game):
-    """A game's summary for people (a GameSummary of GET /jobs/{job_id}, as JSON)."""
+    """A game's summary for people (a GameSummary of GET /jobs/{job_id}, as JSON): accuracy, ACPL and marks
+    by Lichess's formulas (docs/review-numbers.md)."""
     def cell(value, fmt):
         return format(value, fmt) if value is not None else "?"
 
-    lines = [f"game {game['game']}: {game['white']} - {game['black']} ({game['result']}), {game['plies']} plies"]
+    lines = [f"game {game['game']}: {game['white']} - {game['black']} ({game['result']}), {game['plies']} plies; "
+             "accuracy, ACPL and marks by Lichess's formulas"]
     lines.append(f"  {'':6} {'accuracy':>8} {'ACPL':>5} {'inaccuracies':>12} {'mistakes':>8} {'blunders':>8}")
     for side in ("white", "black"):
         j = game["judgements"][side]
         accuracy, acpl = cell(game["accuracy"][side], ".1f"), cell(game["acpl"][side], "d")
         lines.append(f"  {side.capitalize():6} {accuracy:>8} {acpl:>5} {j['inaccuracy']:>12} {j['mistake']:>8} "
                      f"{j['blunder']:>8}")
-    worst = [f"{f['move']} ({f['best']} was best)" for f in game["flagged"] if f["judgement"] != "inaccuracy"]
+    worst = [f"{f['move']} ({_said(f)}{f['best']} was best)" for f in game["flagged"] if f["judgement"] != "inaccuracy"]
     if worst:
         lines.append("  mistakes and blunders: " + ", ".join(worst))
     return lines

@@ -1,6 +1,6 @@
-"""A reviewed game's evaluation graph as SVG, written by hand (no plotting library): White's winning
-chances (percent of expected score) after each ply, White's area light and Black's dark as Lichess
-draws it, with a dot on each inaccuracy, mistake and blunder.
+"""A reviewed game's evaluation graph as SVG, written by hand (no plotting library): White's win%
+after each ply (Lichess's formula from the centipawns, engine/review.py), White's area light and
+Black's dark as Lichess draws it, with a dot on each inaccuracy, mistake and blunder.
 
     svg(game)    # game: a GameSummary of GET /jobs/{job_id}, as JSON
 """
@@ -46,7 +46,7 @@ def svg(game):
             x, y = _point(ply, values[ply], n)
             parts.append(f'<circle cx="{x:.1f}" cy="{y:.1f}" r="4" fill="{COLOURS[flag["judgement"]]}" '
                          f'stroke="#000" stroke-width="0.6"><title>{escape(flag["move"])}</title></circle>')
-    title = f"{game['white']} - {game['black']} ({game['result']}): White's winning chances, %"
+    title = f"{game['white']} - {game['black']} ({game['result']}): White's win%"
     parts.append(f'<text x="{PAD}" y="{PAD - 9}">{escape(title)}</text>')
     parts.append(f'<text x="{PAD - 4}" y="{PAD + 4}" text-anchor="end">100</text>')
     parts.append(f'<text x="{PAD - 4}" y="{mid + 4}" text-anchor="end">50</text>')

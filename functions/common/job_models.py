@@ -135,15 +135,18 @@ class SideAcpl(BaseModel):
 
 
 class Judgements(BaseModel):
-    inaccuracy: int = Field(description="moves that gave away 5 to 10 points of expected score (?!)")
-    mistake: int = Field(description="10 to 15 points (?)")
-    blunder: int = Field(description="15 points or more (??)")
+    inaccuracy: int = Field(description="Lichess's marks: moves that lost 0.1 to 0.2 of its winning chances "
+                                        "(-1..1) (?!)")
+    mistake: int = Field(description="0.2 to 0.3 (?)")
+    blunder: int = Field(description="0.3 or more (??); a mate let in or let go is marked by Lichess's mate rules")
 
 
 class FlaggedMove(BaseModel):
     ply: int = Field(description="from 0, the game's first move")
     move: str = Field(description="numbered SAN, e.g. 6... Nf6")
     judgement: Literal["inaccuracy", "mistake", "blunder"]
+    comment: str = Field(description="Lichess's words: Inaccuracy, Mistake, Blunder, or Checkmate is now "
+                                     "unavoidable / Lost forced checkmate sequence for a mate let in / let go")
     best: str | None = Field(description="the search's move in SAN")
 
 
@@ -155,13 +158,16 @@ class GameSummary(BaseModel):
     black: str
     result: str
     plies: int
-    judged: int = Field(description="moves judged (both positions around them analysed)")
-    accuracy: SideAccuracy = Field(description="percent, Lichess's formula over the WDL model's expected score")
-    acpl: SideAcpl = Field(description="average centipawn loss")
+    judged: int = Field(description="moves judged (both positions around them analysed; not the move that mates)")
+    accuracy: SideAccuracy = Field(description="percent, one decimal: Lichess's game accuracy (its win% from "
+                                               "centipawns, per-move accuracy, volatility-weighted and harmonic "
+                                               "means)")
+    acpl: SideAcpl = Field(description="average centipawn loss (Lichess's: scores clamped to +-1000)")
     judgements: dict[Literal["white", "black"], Judgements]
     flagged: list[FlaggedMove] = Field(description="the inaccuracies, mistakes and blunders, in order")
-    win_chances: list[float | None] = Field(description="White's expected score (percent) in each position, from "
-                                                        "the start; null where the analysis failed")
+    win_chances: list[float | None] = Field(description="White's win% in each position by Lichess's formula from "
+                                                        "centipawns (not the W/D/L model's), from the start; null "
+                                                        "where the analysis failed")
 
 
 class JobState(BaseModel):

@@ -79,7 +79,8 @@ def flagged(game, review):
         m = review.moves[ply]
         if m.judgement:
             out.append(FlaggedMove(ply=ply, move=move_label(game.start_fen, ply, sans[ply]) + GLYPHS[m.judgement],
-                                   judgement=m.judgement, best=line_san(board, [m.best])[0] if m.best else None))
+                                   judgement=m.judgement, comment=m.comment,
+                                   best=line_san(board, [m.best])[0] if m.best else None))
         board.push_uci(move)
     return out
 
