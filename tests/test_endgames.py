@@ -26,10 +26,8 @@ def self_play(fen, max_moves):
 
 @pytest.mark.parametrize("fen,max_moves", [
     ("8/8/8/4k3/8/8/8/KBN5 w - - 0 1", 40),  # light bishop: mate on h1 or a8
-    # Known regression: at bench 2836256 (reverse futility margin 100) this start no longer mates inside the
-    # fifty-move rule (it did in 29-31 moves at 75). strict: the mark must go when it mates again.
-    pytest.param("8/8/8/3k4/8/8/8/K1NB4 w - - 0 1", 40, marks=pytest.mark.xfail(
-        strict=True, reason="K+B+N v K from this start not mated since the reverse futility margin went to 100")),
+    # Not mated inside the fifty-move rule while reverse futility pruned these positions (bench 2836256).
+    ("8/8/8/3k4/8/8/8/K1NB4 w - - 0 1", 40),
     ("7k/8/8/8/8/8/8/KBN5 w - - 0 1", 45),  # the defender starts in the wrong corner
     ("8/8/8/4K3/8/8/8/knb5 b - - 0 1", 40),  # Black's, dark bishop: mate on a1 or h8
     ("8/8/8/4k3/8/8/8/KR6 w - - 0 1", 25),

@@ -429,10 +429,12 @@ def qsearch(T, bb, board, st, keys, undo, tt, S, ctl, NET, ACC, H, ply, alpha, b
 
 
 @njit(inline="always")
-def _reverse_futility(S, depth, ev, beta, improving):
-    """Reverse futility: so far above beta that a shallow search will not fall back."""
+def _reverse_futility(S, bb, st, depth, ev, beta, improving):
+    """Reverse futility: so far above beta that a shallow search will not fall back. Not where a bare king
+    is scored by rule: its steps toward the mate are smaller than the margin, and the search must see them."""
     return (S[S_PARAMS + P_RFP] != 0 and depth <= 8 and abs(ev) < MATE_BOUND
-            and ev - S[S_PARAMS + P_RFP_MARGIN] * (depth - improving) >= beta)
+            and ev - S[S_PARAMS + P_RFP_MARGIN] * (depth - improving) >= beta
+            and lone_king(bb, st[ST_SIDE]) == NOT_KNOWN)
 
 
 @njit(inline="always")
@@ -554,7 +556,7 @@ def negamax(T, bb, board, st, keys, undo, tt, S, ctl, NET, ACC, H, ply, depth, a
 
     # Whole-node pruning, before any move is generated.
     if not pv_node and not in_check and not root:
-        if _reverse_futility(S, depth, ev, beta, improving):
+        if _reverse_futility(S, bb, st, depth, ev, beta, improving):
             return ev
         if _null_move_allowed(S, bb, st, undo, depth, ev, static_eval, beta):
             # Give the opponent a free move; if we still beat beta, the node is a cut.
