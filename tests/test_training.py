@@ -103,6 +103,21 @@ def test_fit_k_recovers_the_scale_of_a_logistic():
 
 
 @pytest.mark.slow
+def test_selfplay_searches_to_the_soft_limit_and_each_game_starts_afresh():
+    book = [line for line in gen.BOOK.read_text().splitlines() if line.strip()]
+    player = gen.Player(300, 1200)
+    first, plies = player.game(5, 0, book)
+    nodes, depths, searches = player.stats
+    # Every search ends its last depth past the soft limit and never runs past the hard one.
+    assert searches >= plies > 0 and 300 * searches <= nodes <= 1200 * searches and depths >= 2 * searches
+    player.game(5, 1, book)  # another game in between: its table and histories must not carry over
+    again, _ = player.game(5, 0, book)
+    assert np.array_equal(first, again)
+    fresh, _ = gen.Player(300, 1200).game(5, 0, book)
+    assert np.array_equal(first, fresh)
+
+
+@pytest.mark.slow
 def test_the_whole_pipeline_on_tiny_data(tmp_path, monkeypatch):
     data = tmp_path / "data"
     gen.run(data, seed=3, workers=0, nodes=300, games=2)

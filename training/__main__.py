@@ -12,9 +12,10 @@ def main(argv=None):
     g.add_argument("--out", required=True, help="dataset folder (outside the repository)")
     g.add_argument("--seed", type=int, default=1)
     g.add_argument("--workers", type=int, default=2, help="processes (0: in this one)")
-    g.add_argument("--nodes", type=int, default=5000, help="search nodes a move")
+    g.add_argument("--nodes", type=int, default=5000, help="soft nodes a move: no depth starts after them")
+    g.add_argument("--hard-nodes", type=int, default=None, help="nodes a move at most (default: 4 x --nodes)")
     g.add_argument("--games", type=int, default=None, help="stop after this many games (default: run until killed)")
-    g.add_argument("--net", default=None, help="search with this net file (default: the engine's own evaluation)")
+    g.add_argument("--net", default=None, help="search with this net file (default: the shipped net)")
     t = sub.add_parser("train", help="fit the network to a dataset")
     t.add_argument("--data", action="append", required=True, help="dataset folder (repeat for several)")
     t.add_argument("--out", required=True, help="the float weights, .npz (a checkpoint sits beside it)")
@@ -41,7 +42,8 @@ def main(argv=None):
     if args.command == "gen":
         from training import gen
 
-        gen.run(args.out, seed=args.seed, workers=args.workers, nodes=args.nodes, games=args.games, net=args.net)
+        gen.run(args.out, seed=args.seed, workers=args.workers, nodes=args.nodes, games=args.games, net=args.net,
+                hard_nodes=args.hard_nodes)
     elif args.command == "train":
         from training import train
 

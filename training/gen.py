@@ -1,11 +1,14 @@
 """Self-play training data: Kibitz against itself at a fixed node count per move.
 
     python -m training gen --out ~/kibitz-data/gen1 --nodes 5000 --seed 1 --workers 2 [--games N] [--net NET]
+        [--hard-nodes N]
 
 Each game starts from a position of the 2-move book followed by a few random legal plies (1 to 6),
 kept only if the first search scores it within 400 cp, so the data covers more than the book's lines.
-Then both sides search `--nodes` nodes a move with fresh histories and a table fresh to the move, as
-every analysis has (training/selfplay.py plays the whole game in compiled code). Positions are
+Then both sides search `--nodes` soft nodes a move (no depth starts after them; `--hard-nodes`, by
+default four times as many, ends a depth that runs away), with the game's table and histories kept from
+move to move as in a UCI game (training/selfplay.py plays the whole game in compiled code; before
+2026-11-25 each move had a hard limit of `--nodes` and a fresh table and histories). Positions are
 recorded when the side to move is not in check, the search's best move is neither a capture nor a
 promotion (a quiet position: the static evaluation can know its value), and the score is not a mate.
 The game's result is written into each of its positions when it ends.
@@ -37,7 +40,8 @@ from training import records
 
 RANDOM_PLIES = (1, 6)
 OPENING_MAX_CP = 400
-TT_BUCKETS = 1 << 15  # 1 MB: room for a few thousand nodes a move
+TT_BUCKETS = 1 << 16  # 2 MB: room for a game's searches of a few thousand nodes each
+HARD_NODES = 4  # --hard-nodes, in soft nodes
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 BOOK = ROOT / "tests" / "data" / "openings_noob_2moves.epd"
 
@@ -49,11 +53,13 @@ def shard_path(out, seed, worker, workers):
 class Player:
     """One worker's compiled self-play: the engine's arrays, made once and reused for every game."""
 
-    def __init__(self, nodes, net=None):
+    def __init__(self, nodes, hard_nodes=None, net=None):
         from engine import deepening, native, nnue
         from engine.layout import ACC_SIZE, CONT_SIZE, MAX_MOVES, N_CTL
 
         self.nodes = nodes
+        self.hard_nodes = hard_nodes or HARD_NODES * nodes
+        self.stats = np.zeros(3, np.int64)  # nodes, depths and number of the searches so far
         self.T = native.TABLES
         self.NET = nnue.load(net) if net else native.NET
         self.template = deepening.scratch()
@@ -78,8 +84,8 @@ class Player:
             board = Board(" ".join(rng.choice(book).split()[:4]) + " 0 1", capacity=1024)
             kept, result, plies = selfplay.play(
                 self.T, self.NET, *board.arrays, self.tt, self.S, self.template, self.ctl, self.acc, self.cont,
-                self.moves, rng.getrandbits(31), self.nodes, rng.randint(*RANDOM_PLIES), OPENING_MAX_CP,
-                self.out_board, self.out_side, self.out_score)
+                self.moves, rng.getrandbits(31), self.nodes, self.hard_nodes, rng.randint(*RANDOM_PLIES),
+                OPENING_MAX_CP, self.out_board, self.out_side, self.out_score, self.stats)
             if kept >= 0:
                 break
         recs = np.zeros(kept, records.RECORD)
@@ -93,7 +99,7 @@ class Player:
         return recs, plies
 
 
-def worker(out, seed, index, workers, nodes, games, net, progress):
+def worker(out, seed, index, workers, nodes, hard_nodes, games, net, progress):
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     book = [line for line in BOOK.read_text().splitlines() if line.strip()]
     path = shard_path(out, seed, index, workers)
@@ -102,14 +108,15 @@ def worker(out, seed, index, workers, nodes, games, net, progress):
     with open(path, "ab") as f:
         f.truncate(len(done) * records.RECORD.itemsize)
     k = (int(done["game"][-1]) - index) // workers + 1 if len(done) else 0
-    player = Player(nodes, net)
+    player = Player(nodes, hard_nodes, net)
     with open(path, "ab") as f:
         while games is None or index + workers * k < games:
             game = index + workers * k
+            before = player.stats.copy()
             recs, plies = player.game(seed, game, book)
             f.write(recs.tobytes())
             f.flush()
-            progress.put((len(recs), plies))
+            progress.put((len(recs), plies, *(player.stats - before).tolist()))
             k += 1
     progress.put(None)
 
@@ -121,7 +128,7 @@ def commit():
         return "unknown"
 
 
-def run(out, seed=1, workers=2, nodes=5000, games=None, net=None):
+def run(out, seed=1, workers=2, nodes=5000, games=None, net=None, hard_nodes=None):
     out = pathlib.Path(out).expanduser()
     out.mkdir(parents=True, exist_ok=True)
     from engine.bench import SIGNATURE
@@ -129,7 +136,8 @@ def run(out, seed=1, workers=2, nodes=5000, games=None, net=None):
 
     meta_path = out / f"meta-s{seed}.json"
     meta = {"command": " ".join(["python -m training gen"] + sys.argv[2:]), "seed": seed, "workers": workers,
-            "nodes": nodes, "commit": commit(), "bench": SIGNATURE, "book": BOOK.name, "net": net,
+            "nodes": nodes, "hard_nodes": hard_nodes or HARD_NODES * nodes, "table_and_histories": "kept in a game",
+            "commit": commit(), "bench": SIGNATURE, "book": BOOK.name, "net": net,
             "random_plies": RANDOM_PLIES, "opening_max_cp": OPENING_MAX_CP,
             "adjudication": {"win_cp": selfplay.WIN_CP, "win_plies": selfplay.WIN_PLIES,
                              "draw_cp": selfplay.DRAW_CP, "draw_plies": selfplay.DRAW_PLIES,
@@ -143,9 +151,10 @@ def run(out, seed=1, workers=2, nodes=5000, games=None, net=None):
                  if shard_path(out, seed, w, shards).exists())
     t0 = time.monotonic()
     positions = n_games = plies = 0
+    searched = np.zeros(3, np.int64)  # nodes, depths, searches
     if workers == 0:  # in this process: no start-up of its own (the tests, a compiled search already here)
         progress = queue.SimpleQueue()
-        worker(str(out), seed, 0, 1, nodes, games, net, progress)
+        worker(str(out), seed, 0, 1, nodes, hard_nodes, games, net, progress)
         for item in iter(progress.get, None):
             positions, n_games = positions + item[0], n_games + 1
         print(f"gen: done, {positions} positions from {n_games} games in {time.monotonic() - t0:.0f} s", flush=True)
@@ -157,7 +166,8 @@ def run(out, seed=1, workers=2, nodes=5000, games=None, net=None):
     previous = signal.signal(signal.SIGTERM, stop)
     ctx = multiprocessing.get_context("spawn")
     progress = ctx.Queue()
-    procs = [ctx.Process(target=worker, args=(str(out), seed, w, workers, nodes, games, net, progress), daemon=True)
+    procs = [ctx.Process(target=worker, args=(str(out), seed, w, workers, nodes, hard_nodes, games, net, progress),
+                         daemon=True)
              for w in range(workers)]
     for p in procs:
         p.start()
@@ -177,13 +187,16 @@ def run(out, seed=1, workers=2, nodes=5000, games=None, net=None):
                 continue
             positions += item[0]
             plies += item[1]
+            searched += item[2:]
             n_games += 1
             now = time.monotonic()
             if now - last >= 10:
                 last = now
                 rate = positions / (now - t0)
                 print(f"gen: {n_games} games, {positions} positions this run ({before + positions} in all), "
-                      f"{rate:.0f} positions/s, {plies / max(n_games, 1):.0f} plies a game", flush=True)
+                      f"{rate:.0f} positions/s, {plies / max(n_games, 1):.0f} plies a game, "
+                      f"{searched[0] / max(searched[2], 1):.0f} nodes and depth "
+                      f"{searched[1] / max(searched[2], 1):.1f} a search", flush=True)
     except KeyboardInterrupt:
         pass
     finally:

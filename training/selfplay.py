@@ -5,10 +5,12 @@ engine.analyse() costs about half a millisecond of Python around every search (b
 tables). At the few thousand nodes a move that training data is searched at, that was half the time
 of a game; here a whole game is one call, and the data comes two to four times as fast.
 
-Each move is searched to a fixed node count by engine/core/search.py's iterate(), depth after depth,
-exactly as analyse() does, with fresh histories and a transposition table fresh to the move (an epoch
-per move, as engine/tt_pool.py gives every search). The best move of the last completed depth is
-played. training/gen.py decides what is kept and writes it.
+Each move is searched by engine/core/search.py's iterate(), depth after depth, as analyse() does, to a
+soft node limit: no depth starts once it is spent, so no search is cut short inside a depth except at
+the hard limit (a partly searched depth is work thrown away). The game's transposition table and
+move-ordering histories are kept from move to move, as a UCI game keeps them (KeepTable and
+KeepHistory: both won their SPRTs), so each search starts from what the last ones learnt. The best move
+of the last completed depth is played. training/gen.py decides what is kept and writes it.
 """
 
 import numpy as np
@@ -23,7 +25,9 @@ from engine.layout import (
     C_DEPTH,
     C_MULTIPV,
     C_NODE_LIMIT,
+    C_NODES,
     C_ROOT_PLY,
+    C_TT_AGES,
     C_TT_EPOCH,
     C_TT_MASK,
     F_CAPTURE,
@@ -34,8 +38,10 @@ from engine.layout import (
     PAWN,
     QUEEN,
     ROOK,
+    S_HISTORY,
     S_LINE_PV,
     S_LINE_SCORE,
+    S_MOVES,
     S_PARAMS,
     ST_HALFMOVE,
     ST_PLY,
@@ -80,19 +86,22 @@ def _threefold(st, keys):
 
 
 @njit
-def search_move(T, NET, bb, board, st, keys, undo, tt, S, template, ctl, acc, cont, nodes, epoch):
-    """(best move, score from the side to move) of a search to about `nodes` nodes."""
-    S[:] = template
-    if template[S_PARAMS + P_CONT_HISTORY]:
-        cont[:] = 0
+def search_move(T, NET, bb, board, st, keys, undo, tt, S, template, ctl, acc, cont, soft, hard, epoch, ages, stats):
+    """(best move, score from the side to move) of a search to about `soft` nodes: no iteration starts
+    after `soft` nodes, and none runs past `hard`. The game's table and histories are kept from move to
+    move (its searches are told apart by epoch and ages, as a UCI game's are: engine/game_memory.py)."""
+    S[:S_HISTORY] = 0  # killers, by ply of the last tree
+    S[S_MOVES:] = template[S_MOVES:]  # move lists, lines, parameters; the histories before S_MOVES stay
     ctl[:] = 0
     ctl[C_TT_MASK] = len(tt) // 4 - 1
     ctl[C_TT_EPOCH] = epoch
-    ctl[C_NODE_LIMIT] = nodes
+    ctl[C_TT_AGES] = ages
+    ctl[C_NODE_LIMIT] = hard
     ctl[C_ROOT_PLY] = st[ST_PLY]
     ctl[C_MULTIPV] = 1
     best = 0
     score = 0
+    depth = 0
     for d in range(1, 100):
         ctl[C_DEPTH] = d
         lines = iterate(T, bb, board, st, keys, undo, tt, S, ctl, NET, acc, cont)
@@ -100,19 +109,25 @@ def search_move(T, NET, bb, board, st, keys, undo, tt, S, template, ctl, acc, co
             break
         best = S[S_LINE_PV]
         score = S[S_LINE_SCORE]
+        depth = d
+        if ctl[C_NODES] >= soft:
+            break
+    stats[0] += ctl[C_NODES]
+    stats[1] += depth
+    stats[2] += 1
     return best, score
 
 
-
 @njit
-def play(T, NET, bb, board, st, keys, undo, tt, S, template, ctl, acc, cont, moves, seed, nodes, random_plies,
-         opening_max_cp, out_board, out_side, out_score):
+def play(T, NET, bb, board, st, keys, undo, tt, S, template, ctl, acc, cont, moves, seed, soft, hard, random_plies,
+         opening_max_cp, out_board, out_side, out_score, stats):
     """One game from the position in the arrays: `random_plies` random legal moves (seeded), then
-    self-play at `nodes` nodes a move until the rules or adjudication end it.
+    self-play at `soft` nodes a move (training/gen.py) until the rules or adjudication end it.
 
     Fills out_board/out_side/out_score with the quiet positions (not in check, the best move neither a
     capture nor a promotion, no mate score) and returns (positions kept, White's result 0/1/2, plies),
     or (-1, 0, 0) if the opening was over or lopsided beyond opening_max_cp (try another seed).
+    stats gains the nodes, the depths and the number of the searches.
     """
     np.random.seed(seed)
     for _ in range(random_plies):
@@ -120,12 +135,14 @@ def play(T, NET, bb, board, st, keys, undo, tt, S, template, ctl, acc, cont, mov
         if n == 0:
             return -1, 0, 0
         make_move(T, bb, board, st, keys, undo, moves[np.random.randint(0, n)])
-    epoch = 0
     kept = 0
     win_run = 0
     draw_run = 0
     plies = 0
-    tt[:] = 0
+    tt[:] = 0  # a new game: no table entry or history of another
+    S[S_HISTORY:S_MOVES] = 0
+    if template[S_PARAMS + P_CONT_HISTORY]:
+        cont[:] = 0
     while True:
         us = st[ST_SIDE]
         n = generate(T, bb, st, moves, 0, GEN_ALL)
@@ -135,10 +152,8 @@ def play(T, NET, bb, board, st, keys, undo, tt, S, template, ctl, acc, cont, mov
             return kept, 1, plies
         if st[ST_HALFMOVE] >= 100 or _dead_draw(bb) or _threefold(st, keys):
             return kept, 1, plies
-        epoch = epoch % TT_EPOCHS + 1
-        if epoch == 1:
-            tt[:] = 0
-        m, score = search_move(T, NET, bb, board, st, keys, undo, tt, S, template, ctl, acc, cont, nodes, epoch)
+        m, score = search_move(T, NET, bb, board, st, keys, undo, tt, S, template, ctl, acc, cont, soft, hard,
+                               plies % TT_EPOCHS + 1, min(plies, TT_EPOCHS - 1), stats)
         if plies == 0 and random_plies > 0 and abs(score) > opening_max_cp:
             return -1, 0, 0
         mate = abs(score) >= MATE_BOUND
