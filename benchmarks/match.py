@@ -81,6 +81,12 @@ def parse_options(pairs):
     return out
 
 
+def truncate_torn_tail(journal):
+    """Cut a journal's last line, torn by a kill while it was written, so that the next line starts afresh."""
+    text = journal.read_bytes()
+    journal.write_bytes(text[:text.rstrip(b"\n").rfind(b"\n") + 1])
+
+
 def openings(seed):
     lines = [" ".join(line.split()[:4]) + " 0 1" for line in BOOK.read_text().splitlines() if line.strip()]
     random.Random(seed).shuffle(lines)
@@ -212,7 +218,8 @@ class Match:
             try:
                 pair = json.loads(line)
             except json.JSONDecodeError:
-                if n == len(lines):  # a pair torn by a kill while it was written: play it again
+                if n == len(lines):  # a pair torn by a kill while it was written: cut it, and play it again
+                    truncate_torn_tail(self.journal)
                     break
                 raise SystemExit(f"match: {self.journal} line {n} is not JSON") from None
             if pair["pair"] in done or pair["pair"] >= self.max_pairs:

@@ -56,6 +56,10 @@ def test_a_pair_torn_by_a_kill_is_played_again(tmp_path):
     again = Match(*players(), Limits(nodes=1000), 6, journal=journal)
     assert again.resumed == 1
     assert pending(again) == [0, 2]
+    # The torn line is cut, so the pairs played after the restart are read back by the next one.
+    again.add_pair(1.0, 0.0, game("1-0"), game("1-0"), [], 0)
+    third = Match(*players(), Limits(nodes=1000), 6, journal=journal)
+    assert third.resumed == 2 and pending(third) == [2]
 
 
 def test_other_settings_are_refused_naming_what_differs(tmp_path):
