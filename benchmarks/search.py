@@ -1,6 +1,8 @@
 """Search benchmarks: bench signature and speed, deadline adherence, WAC and STS solving.
 
     .venv/bin/python benchmarks/search.py bench            # `bench` in a fresh process: nodes, nps
+    .venv/bin/python benchmarks/search.py bench-ab --b-dir /work/wt/base [--runs 5]
+        # bench here and in another built checkout, in turns; nodes/s side by side and their ratio
     .venv/bin/python benchmarks/search.py nps              # start position, 1 s
     .venv/bin/python benchmarks/search.py deadline [--n 240]   # overshoot of movetimes 50 ms .. 2 s
     .venv/bin/python benchmarks/search.py wac [--ms 1000]  # Win At Chess, 300 positions
@@ -19,8 +21,11 @@ p99 <= 20 ms and max <= 50 ms; WAC >= 285/300.
 
 import argparse
 import math
+import os
+import pathlib
 import random
 import re
+import resource
 import statistics
 import subprocess
 import sys
@@ -29,7 +34,7 @@ import time
 import chess
 
 if __package__ in (None, ""):
-    sys.path.insert(0, str(__import__("pathlib").Path(__file__).resolve().parents[1]))
+    sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
 from benchmarks.common import DATA, ROOT, record, table
 
 
@@ -42,6 +47,44 @@ def run_bench(args):
 
     rows = [[f"{len(POSITIONS)} positions, depth {BENCH_DEPTH}", f"{nodes:,}", f"{nps / 1e6:.2f}", "1.00"]]
     return table(["bench", "nodes (signature)", "M nodes/s", "goal"], rows)
+
+
+def _bench_once(checkout):
+    """(nodes, nodes/s, CPU seconds) of `bench` in a fresh process of `checkout` (its own compiled module)."""
+    env = {**os.environ, "PYTHONPATH": str(checkout)}
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    out = subprocess.run([sys.executable, "-m", "engine.uci", "bench"], cwd=checkout, env=env, capture_output=True,
+                         text=True, check=True).stdout
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
+    return (int(re.search(r"Nodes searched: (\d+)", out).group(1)),
+            int(re.search(r"Nodes/second: (\d+)", out).group(1)), cpu)
+
+
+def run_bench_ab(args):
+    """bench of this checkout and of --b-dir in turns (A B A B ...), the ratio taken pair by pair: a host
+    whose speed drifts (other work, a busy neighbour) moves both sides of a pair alike."""
+    checkouts = (ROOT, pathlib.Path(args.b_dir).resolve())
+    for checkout in checkouts:
+        backend = subprocess.run([sys.executable, "-c", "from engine import native; print(native.BACKEND)"],
+                                 cwd=checkout, env={**os.environ, "PYTHONPATH": str(checkout)}, capture_output=True,
+                                 text=True).stdout.strip()
+        if backend != "aot":
+            raise SystemExit(f"search.py: {checkout} runs on the {backend or 'no'} backend: make build there first")
+    a, b = [], []
+    for _ in range(args.runs):
+        a.append(_bench_once(ROOT))
+        b.append(_bench_once(checkouts[1]))
+    ratios = sorted(x[1] / y[1] for x, y in zip(a, b, strict=True))
+    cpu_ratios = sorted(y[2] / x[2] for x, y in zip(a, b, strict=True))
+    med = statistics.median
+    rows = [["A: this checkout", f"{a[0][0]:,}", f"{med(x[1] for x in a) / 1e6:.2f}", f"{med(x[2] for x in a):.2f}"],
+            [f"B: {args.b_dir}", f"{b[0][0]:,}", f"{med(x[1] for x in b) / 1e6:.2f}", f"{med(x[2] for x in b):.2f}"],
+            ["A / B, pair by pair (median, min-max)", "",
+             f"{med(ratios):.3f} ({ratios[0]:.3f}-{ratios[-1]:.3f})",
+             f"B/A {med(cpu_ratios):.3f} ({cpu_ratios[0]:.3f}-{cpu_ratios[-1]:.3f})"]]
+    return table(["bench, 30 positions, depth 14", "nodes (signature)", "M nodes/s (median)", "CPU s (median)"],
+                 rows) + f"\n\n{args.runs} runs each, in turns."
 
 
 def run_nps(args):
@@ -185,7 +228,9 @@ def run_sts(args):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("what", choices=["bench", "nps", "deadline", "wac", "sts", "smp-depth", "smp-stress"])
+    ap.add_argument("what", choices=["bench", "bench-ab", "nps", "deadline", "wac", "sts", "smp-depth", "smp-stress"])
+    ap.add_argument("--b-dir", help="bench-ab: the other checkout (built), e.g. a worktree of the commit before")
+    ap.add_argument("--runs", type=int, default=5, help="bench-ab: runs of each, in turns")
     ap.add_argument("--depth", type=int, default=12, help="smp-depth: the fixed depth")
     ap.add_argument("--n", type=int, default=240, help="searches for the deadline test")
     ap.add_argument("--ms", type=int, default=None, help="movetime per position (wac, smp-depth: 1000, sts: 200)")
@@ -202,6 +247,8 @@ def main():
         ap.error("--param goes with --nodes (the recorded 1 s run uses the defaults)")
     if args.nodes and args.record:
         ap.error("--nodes runs are not recorded: docs/benchmarks.md's row is at 1 s")
+    if args.what == "bench-ab" and not args.b_dir:
+        ap.error("bench-ab needs --b-dir, a built checkout to compare with")
     if args.ms is None:
         args.ms = 200 if args.what == "sts" else 1000
     if args.what == "smp-stress" and "--n" not in sys.argv:
@@ -209,7 +256,8 @@ def main():
     out = globals()["run_" + args.what.replace("-", "_")](args)
     print(out)
     if args.record:
-        titles = {"bench": "Search speed: bench", "nps": "Search speed: 1 s", "deadline": "Deadline adherence",
+        titles = {"bench": "Search speed: bench", "bench-ab": "Search speed: bench against another build",
+                  "nps": "Search speed: 1 s", "deadline": "Deadline adherence",
                   "wac": "WAC", "sts": "STS", "smp-depth": "Lazy SMP: time to depth",
                   "smp-stress": "Lazy SMP: two-thread searches"}
         record(titles[args.what], out, f"python benchmarks/search.py {' '.join(sys.argv[1:]).replace(' --record', '')}"
