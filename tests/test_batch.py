@@ -2,8 +2,11 @@
 end to end, a poison message, duplicate delivery, a crash in the middle of a batch, a Lambda
 timeout, retries running out into the dead-letter queue, and too little time left to start."""
 
+import contextlib
 import dataclasses
+import io
 import json
+import sys
 import time
 
 import chess
@@ -143,6 +146,27 @@ def test_too_little_time_left_defers_the_records(s):
     assert s.invoke_batch(event) == {"batchItemFailures": []}
     delete(s, messages)
     assert s.store.job(body["job_id"])["status"] == "done"
+
+
+def test_an_analysed_position_is_logged_and_counted_as_analyze_does_it(s):
+    """functions/common/telemetry.py: the "analysed" line and the metrics AnalyzeFunction's are (test_api.py)."""
+    status, body = s.post({"positions": wac(1), "depth": 2, "cache": "off"})
+    messages = receive_all(s, 1)
+    handler = sys.modules[s.batch.load().__module__].logger.registered_handler
+    out = io.StringIO()
+    saved = handler.setStream(out)
+    try:
+        with contextlib.redirect_stdout(out):
+            assert s.batch.invoke(sqs_event(messages, s.queue_arn, "us-east-1")) == {"batchItemFailures": []}
+    finally:
+        handler.setStream(saved)
+    delete(s, messages)
+    records = [json.loads(line) for line in out.getvalue().splitlines() if line.startswith("{")]
+    (line,) = [r for r in records if r.get("message") == "analysed"]
+    assert (line["fen"], line["depth"], line["budget_ms"], line["cache"]) == (wac(1)[0], 2, 1000, "off")
+    assert line["threads"] >= 1 and line["nodes"] > 0 and line["job_id"] == body["job_id"]
+    names = {m["Name"] for r in records if "_aws" in r for d in r["_aws"]["CloudWatchMetrics"] for m in d["Metrics"]}
+    assert {"Nodes", "NodesPerSecond", "SearchTime", "Depth", "Budget", "CacheMisses", "PositionsAnalysed"} <= names
 
 
 def test_lambdas_rules_for_partial_batch_responses():
