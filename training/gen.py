@@ -39,7 +39,7 @@ RANDOM_PLIES = (1, 6)
 OPENING_MAX_CP = 400
 TT_BUCKETS = 1 << 15  # 1 MB: room for a few thousand nodes a move
 ROOT = pathlib.Path(__file__).resolve().parents[1]
-BOOK = ROOT / "tests" / "data" / "openings_noob_2moves.epd"
+BOOK = ROOT / "training" / "data" / "openings_noob_2moves.epd"
 
 
 def shard_path(out, seed, worker, workers):
