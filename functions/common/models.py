@@ -235,18 +235,20 @@ class AnalysisAnswer(BaseModel):
     def of(cls, found, budget_ms, hash_mb, threads=1, cached=False):
         """The answer for engine.result.Analysis `found`: SAN, White's view, WDL and the game's result added."""
         from engine import wdl
+        from engine.board import Board
         from engine.san import line_san
 
         side = found.side_to_move
         m = wdl.material(found.fen)
+        board = Board(found.fen) if found.lines else None  # read once for every line's SAN
         lines = [LineAnswer(multipv=line.multipv, score=score_answer(line.score),
                             score_white=score_answer(line.score.for_white(side)),
                             wdl=wdl_answer(wdl.wdl(line.score, m)), depth=line.depth,
-                            seldepth=line.seldepth, pv=list(line.pv), pv_san=line_san(found.fen, line.pv))
+                            seldepth=line.seldepth, pv=list(line.pv), pv_san=line_san(board, line.pv))
                  for line in found.lines]
         pv_san = lines[0].pv_san if lines else []
         if found.ponder and found.pv[1:2] != (found.ponder,):  # the ponder move came from the hash table
-            ponder_san = line_san(found.fen, [found.best_move, found.ponder])[1]
+            ponder_san = line_san(board, [found.best_move, found.ponder])[1]
         else:
             ponder_san = pv_san[1] if found.ponder else None
         triple = wdl.of_analysis(found)
