@@ -2,11 +2,8 @@
 end to end, a poison message, duplicate delivery, a crash in the middle of a batch, a Lambda
 timeout, retries running out into the dead-letter queue, and too little time left to start."""
 
-import contextlib
 import dataclasses
-import io
 import json
-import sys
 import time
 
 import chess
@@ -20,7 +17,7 @@ from functions.common.positions import Position
 from kibitz.eventsource import failed_ids, sqs_event
 from tests import jobs_cases
 from tests.batch_support import START, stack, wac
-from tests.conftest import data_file
+from tests.conftest import captured, data_file
 
 
 @pytest.fixture(scope="module")
@@ -152,14 +149,8 @@ def test_an_analysed_position_is_logged_and_counted_as_analyze_does_it(s):
     """functions/common/telemetry.py: the "analysed" line and the metrics AnalyzeFunction's are (test_api.py)."""
     status, body = s.post({"positions": wac(1), "depth": 2, "cache": "off"})
     messages = receive_all(s, 1)
-    handler = sys.modules[s.batch.load().__module__].logger.registered_handler
-    out = io.StringIO()
-    saved = handler.setStream(out)
-    try:
-        with contextlib.redirect_stdout(out):
-            assert s.batch.invoke(sqs_event(messages, s.queue_arn, "us-east-1")) == {"batchItemFailures": []}
-    finally:
-        handler.setStream(saved)
+    with captured(s.batch) as out:
+        assert s.batch.invoke(sqs_event(messages, s.queue_arn, "us-east-1")) == {"batchItemFailures": []}
     delete(s, messages)
     records = [json.loads(line) for line in out.getvalue().splitlines() if line.startswith("{")]
     (line,) = [r for r in records if r.get("message") == "analysed"]
