@@ -39,8 +39,9 @@ import zipfile
 
 if __package__ in (None, ""):
     sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
+from benchmarks import artifact
 from benchmarks.common import DATA, ROOT, cpu_times, record, steal_since, table
-from kibitz import artifact, template
+from kibitz import template
 from kibitz.apigateway import proxy_event
 from kibitz.runtime import FunctionRuntime
 

@@ -1,15 +1,16 @@
-"""Helpers shared by the benchmark scripts: reference engines, table printing, recording results."""
+"""Helpers shared by the benchmark scripts: reference engines, CPU steal, and (from training/report.py,
+which `python -m training wdl --record` uses too) table printing and recording results."""
 
-import datetime
 import os
 import pathlib
-import platform
-import re
 import shutil
+
+from training.report import DOC, machine, record, table
+
+__all__ = ["DATA", "DOC", "ROOT", "cpu_times", "find_engine", "machine", "record", "steal_since", "table"]
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 DATA = pathlib.Path(os.environ.get("KIBITZ_DATA", ROOT / "tests" / "data"))  # as the tests (tests/data/SOURCES.md)
-DOC = ROOT / "docs" / "benchmarks.md"
 GAMES_DIR = "/usr/games"  # Debian puts stockfish, fairymax and phalanx here, off PATH
 
 
@@ -20,18 +21,6 @@ def find_engine(name):
         return found
     path = pathlib.Path(GAMES_DIR) / name
     return str(path) if path.exists() else None
-
-
-def machine():
-    cpu = "unknown cpu"
-    try:
-        for line in open("/proc/cpuinfo"):
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
-    return f"{cpu}, {os.cpu_count()} cores, Python {platform.python_version()}"
 
 
 def cpu_times():
@@ -49,29 +38,3 @@ def steal_since(start):
     text: a noisy neighbour shows up as steal, and the timings under it are not to be trusted."""
     steal, total = (b - a for a, b in zip(start, cpu_times(), strict=True))
     return f"CPU steal during the run: {100 * steal / total:.1f}%" if total else "CPU steal: unknown"
-
-
-def table(headers, rows):
-    """A markdown table."""
-    cells = [headers] + [[str(c) for c in r] for r in rows]
-    widths = [max(len(r[i]) for r in cells) for i in range(len(headers))]
-    fmt = lambda r: "| " + " | ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)) + " |"
-    out = [fmt(cells[0]), "|" + "|".join("-" * (w + 2) for w in widths) + "|"]
-    out += [fmt(r) for r in cells[1:]]
-    return "\n".join(out)
-
-
-def record(section, body, command):
-    """Replace (or append) `## section` in docs/benchmarks.md with body, dated, with the command."""
-    DOC.parent.mkdir(exist_ok=True)
-    header = "# Benchmarks\n\nEvery figure here was printed by a script in `benchmarks/`.\n"
-    text = DOC.read_text() if DOC.exists() else header
-    stamp = datetime.date.today().isoformat()
-    block = f"## {section}\n\n`{command}` — {stamp}, {machine()}\n\n{body.strip()}\n"
-    pattern = re.compile(rf"^## {re.escape(section)}\n.*?(?=^## |\Z)", re.S | re.M)
-    if pattern.search(text):
-        text = pattern.sub(lambda m: block + "\n", text)
-    else:
-        text = text.rstrip("\n") + "\n\n" + block
-    DOC.write_text(text.rstrip("\n") + "\n")
-

@@ -7,7 +7,7 @@
     .venv/bin/python benchmarks/match.py self --b-dir /work/wt/base --sprt 0 5 --nodes 20000 ...
                                                                  (this checkout against another one)
 
-Each opening of the 2-move book (tests/data/openings_noob_2moves.epd, shuffled with --seed) is
+Each opening of the 2-move book (training/data/openings_noob_2moves.epd, shuffled with --seed) is
 played twice, colours swapped; pairs give the pentanomial statistics of benchmarks/sprt.py. With
 --sprt ELO0 ELO1 the match stops as soon as the log-likelihood ratio leaves its bounds (alpha = beta
 = 0.05), or at --games. Limits: a clock (--tc base+inc, seconds; a side whose clock runs out loses)
@@ -48,7 +48,7 @@ from benchmarks.adjudication import Adjudicator
 from benchmarks.common import ROOT, find_engine, record, table
 from benchmarks.sprt import Pentanomial, sprt_state
 
-BOOK = ROOT / "tests" / "data" / "openings_noob_2moves.epd"
+BOOK = ROOT / "training" / "data" / "openings_noob_2moves.epd"  # training/gen.py's
 MAX_PLIES = 400
 
 

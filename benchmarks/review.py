@@ -38,9 +38,7 @@ OPENING = ["e2e4", "e7e5", "g1f3", "b8c6", "f1b5", "a7a6", "b5a4", "g8f6", "e1g1
 
 
 def fischer():
-    from tests.test_review import FISCHER
-
-    return FISCHER
+    return (pathlib.Path(__file__).resolve().parent / "data" / "fischer_spassky_1972_game6.pgn").read_text()
 
 
 def shared_opening_games(n=10, plies=10, seed=13):

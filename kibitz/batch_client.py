@@ -93,13 +93,16 @@ class HttpApi:
         if self.url.endswith("/jobs"):
             self.url = self.url[:-5]
 
-    def _call(self, method, path, body=None):
+    def _call(self, method, path, body=None, text=False):
+        """(status, answer): the answer's JSON, or with text=True its text; an error's JSON, or the first 500
+        characters of an error that is not JSON as {"message": ...}. ClientError when there is no answer."""
         data = json.dumps(body).encode() if body is not None else None
         req = urllib.request.Request(self.url + path, data=data, method=method,
                                      headers={"Content-Type": "application/json"} if data else {})
         try:
             with urllib.request.urlopen(req, timeout=120) as r:
-                return r.status, json.loads(r.read() or b"null")
+                raw = r.read()
+                return r.status, raw.decode() if text else json.loads(raw or b"null")
         except urllib.error.HTTPError as e:
             raw = e.read()
             try:

@@ -68,15 +68,7 @@ def invoke(args):
 def _needs_services(function):
     """A function with an SQS event, or one whose environment names a template resource (a table, a queue)."""
     return bool(function.sqs_events) or any(
-        name in ("KIBITZ_JOBS_TABLE", "KIBITZ_JOBS_QUEUE_URL") for name in _raw_environment(function.name))
-
-
-def _raw_environment(name):
-    from kibitz.template import _document
-
-    doc, _ = _document(template.TEMPLATE)
-    props = (doc.get("Resources") or {}).get(name, {}).get("Properties") or {}
-    return (props.get("Environment") or {}).get("Variables") or {}
+        name in ("KIBITZ_JOBS_TABLE", "KIBITZ_JOBS_QUEUE_URL") for name in template.variable_names(function.name))
 
 
 # --- serve ----------------------------------------------------------------------------------------

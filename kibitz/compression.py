@@ -11,18 +11,13 @@ import zlib
 
 from kibitz import template
 
-API_TYPES = ("AWS::Serverless::Api", "AWS::ApiGateway::RestApi")
 CODINGS = ("gzip", "deflate")  # API Gateway's, in the order it prefers them
 
 
 def minimum_size(path=template.TEMPLATE):
     """The template's API's MinimumCompressionSize (bytes), or None when compression is off."""
-    doc, params = template._document(path)
-    for res in (doc.get("Resources") or {}).values():
-        if res.get("Type") in API_TYPES:
-            value = template._resolve((res.get("Properties") or {}).get("MinimumCompressionSize"), params)
-            return int(value) if value is not None else None
-    return None
+    value = template.api_setting("MinimumCompressionSize", path)
+    return int(value) if value is not None else None
 
 
 def accepted_coding(accept_encoding):

@@ -20,27 +20,14 @@ import json
 import os
 import pathlib
 import sys
-import urllib.error
 import urllib.parse
-import urllib.request
 
 from kibitz.batch_client import ClientError, HttpApi, explain, wait
 
 
 class HttpReviewApi(HttpApi):
     def pgn(self, job_id):
-        req = urllib.request.Request(f"{self.url}/jobs/{urllib.parse.quote(job_id, safe='')}/pgn")
-        try:
-            with urllib.request.urlopen(req, timeout=120) as r:
-                return r.status, r.read().decode()
-        except urllib.error.HTTPError as e:
-            raw = e.read()
-            try:
-                return e.code, json.loads(raw)
-            except ValueError:
-                return e.code, {"message": raw.decode(errors="replace")[:500]}
-        except (urllib.error.URLError, OSError) as e:
-            raise ClientError(f"cannot reach {self.url}: {getattr(e, 'reason', e)}") from e
+        return self._call("GET", f"/jobs/{urllib.parse.quote(job_id, safe='')}/pgn", text=True)
 
 
 class LocalReviewApi:

@@ -91,6 +91,24 @@ def _document(path):
     return doc, params
 
 
+def api_setting(name, path=TEMPLATE):
+    """A property of the template's REST API (the first AWS::Serverless::Api or AWS::ApiGateway::RestApi),
+    `!Ref`s to parameters resolved: e.g. MinimumCompressionSize. None when it is not set."""
+    doc, params = _document(path)
+    for res in (doc.get("Resources") or {}).values():
+        if res.get("Type") in ("AWS::Serverless::Api", "AWS::ApiGateway::RestApi"):
+            return _resolve((res.get("Properties") or {}).get(name), params)
+    return None
+
+
+def variable_names(function, path=TEMPLATE):
+    """The names of the environment variables a function declares itself (not the Globals'), whatever
+    their values: those that name a resource have none without `resources` (load())."""
+    doc, _ = _document(path)
+    props = (doc.get("Resources") or {}).get(function, {}).get("Properties") or {}
+    return list((props.get("Environment") or {}).get("Variables") or {})
+
+
 def load(path=TEMPLATE, resources=None):
     """{logical id: Function} for every AWS::Serverless::Function in the template.
 

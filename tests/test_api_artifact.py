@@ -16,7 +16,7 @@ import sys
 
 import pytest
 
-from kibitz import artifact
+from benchmarks import artifact
 from kibitz.aws import LocalAWS
 from tests import api_cases, jobs_cases, page_artifact
 

@@ -17,7 +17,7 @@ from functions.common.positions import Position
 from kibitz.eventsource import failed_ids, sqs_event
 from tests import jobs_cases
 from tests.batch_support import START, stack, wac
-from tests.conftest import data_file
+from tests.conftest import captured, data_file
 
 
 @pytest.fixture(scope="module")
@@ -143,6 +143,21 @@ def test_too_little_time_left_defers_the_records(s):
     assert s.invoke_batch(event) == {"batchItemFailures": []}
     delete(s, messages)
     assert s.store.job(body["job_id"])["status"] == "done"
+
+
+def test_an_analysed_position_is_logged_and_counted_as_analyze_does_it(s):
+    """functions/common/telemetry.py: the "analysed" line and the metrics AnalyzeFunction's are (test_api.py)."""
+    status, body = s.post({"positions": wac(1), "depth": 2, "cache": "off"})
+    messages = receive_all(s, 1)
+    with captured(s.batch) as out:
+        assert s.batch.invoke(sqs_event(messages, s.queue_arn, "us-east-1")) == {"batchItemFailures": []}
+    delete(s, messages)
+    records = [json.loads(line) for line in out.getvalue().splitlines() if line.startswith("{")]
+    (line,) = [r for r in records if r.get("message") == "analysed"]
+    assert (line["fen"], line["depth"], line["budget_ms"], line["cache"]) == (wac(1)[0], 2, 1000, "off")
+    assert line["threads"] >= 1 and line["nodes"] > 0 and line["job_id"] == body["job_id"]
+    names = {m["Name"] for r in records if "_aws" in r for d in r["_aws"]["CloudWatchMetrics"] for m in d["Metrics"]}
+    assert {"Nodes", "NodesPerSecond", "SearchTime", "Depth", "Budget", "CacheMisses", "PositionsAnalysed"} <= names
 
 
 def test_lambdas_rules_for_partial_batch_responses():

@@ -127,7 +127,7 @@ def test_stopping_serve_stops_its_pollers(server):
     pollers = children(server["proc"].pid)
     assert pollers
     server["proc"].terminate()
-    assert server["proc"].wait(timeout=60) is not None
+    assert server["proc"].wait(timeout=60) == 0  # SIGTERM stops it as Ctrl-C does: cleanly
     deadline = time.monotonic() + 30
     while any(pathlib.Path(f"/proc/{pid}").exists() for pid in pollers) and time.monotonic() < deadline:
         time.sleep(0.1)
@@ -147,3 +147,40 @@ def test_invoke_runs_the_batch_functions_against_an_embedded_store():
     assert proc.returncode == 0, proc.stderr
     response = json.loads(proc.stdout)  # the job the event names does not exist here: both records come back
     assert len(response["batchItemFailures"]) == 2 and "message for an unknown job" in proc.stderr
+
+
+def test_the_clients_read_json_text_and_errors_that_are_not_json():
+    """kibitz batch's and kibitz review's HTTP requests (batch_client.HttpApi._call): the answer's JSON or
+    text, an error's JSON body, and an error page that is not JSON as its first 500 characters."""
+    import http.server
+
+    from kibitz.review_client import HttpReviewApi
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def do_GET(self):
+            status, kind, body = {
+                "/jobs/a%2Fb/pgn": (200, "application/x-chess-pgn", b"1. e4 *\n"),
+                "/jobs/a%2Fb?limit=1&after=-1": (200, "application/json", b'{"status": "done"}'),
+                "/jobs/gone?limit=1&after=-1": (404, "application/json", b'{"status": 404, "errors": []}'),
+                "/jobs/gone/pgn": (502, "text/html", b"<html>" + b"x" * 1000),
+            }[self.path]
+            self.send_response(status)
+            self.send_header("Content-Type", kind)
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args):
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        api = HttpReviewApi(f"http://127.0.0.1:{server.server_address[1]}/jobs")
+        assert api.pgn("a/b") == (200, "1. e4 *\n")
+        assert api.state("a/b", limit=1) == (200, {"status": "done"})
+        assert api.state("gone", limit=1) == (404, {"status": 404, "errors": []})
+        status, answer = api.pgn("gone")
+        assert status == 502 and answer == {"message": "<html>" + "x" * 494}
+    finally:
+        server.shutdown()
+        server.server_close()

@@ -25,21 +25,9 @@ from tests import jobs_cases
 from tests.batch_support import stack
 from tests.conftest import ROOT
 
-SHILLING = json.loads(jobs_cases.load_event("jobs-post-review.json")["body"])["pgn"]  # 5. Nxf7?? is the blunder
-FISCHER = """[Event "World Championship"]
-[Site "Reykjavik"]
-[Date "1972.07.23"]
-[Round "6"]
-[White "Fischer, Robert James"]
-[Black "Spassky, Boris V"]
-[Result "1-0"]
+FISCHER = ROOT / "benchmarks" / "data" / "fischer_spassky_1972_game6.pgn"  # 40 moves
 
-1. c4 e6 2. Nf3 d5 3. d4 Nf6 4. Nc3 Be7 5. Bg5 O-O 6. e3 h6 7. Bh4 b6 8. cxd5 Nxd5 9. Bxe7 Qxe7 10. Nxd5 exd5
-11. Rc1 Be6 12. Qa4 c5 13. Qa3 Rc8 14. Bb5 a6 15. dxc5 bxc5 16. O-O Ra7 17. Be2 Nd7 18. Nd4 Qf8 19. Nxe6 fxe6
-20. e4 d4 21. f4 Qe7 22. e5 Rb8 23. Bc4 Kh8 24. Qh3 Nf8 25. b3 a5 26. f5 exf5 27. Rxf5 Nh7 28. Rcf1 Qd8 29. Qg3 Re7
-30. h4 Rbb7 31. e6 Rbc7 32. Qe5 Qe8 33. a4 Qd8 34. R1f2 Qe8 35. R2f3 Qd8 36. Bd3 Qe8 37. Qe4 Nf6 38. Rxf6 gxf6
-39. Rxf6 Kg8 40. Bc4 Kh8 41. Qf4 1-0
-"""
+SHILLING = json.loads(jobs_cases.load_event("jobs-post-review.json")["body"])["pgn"]  # 5. Nxf7?? is the blunder
 NAG_OF = {6: "inaccuracy", 2: "mistake", 4: "blunder"}
 
 
@@ -442,8 +430,7 @@ def test_review_errors(s):
 @pytest.mark.slow
 def test_kibitz_review_of_a_40_move_game_at_300_ms(tmp_path):
     """The issue's test: a 40-move game at 300 ms a move, locally, read back by python-chess."""
-    game = tmp_path / "fischer.pgn"
-    game.write_text(FISCHER)
+    game = FISCHER
     out, graphs = tmp_path / "annotated.pgn", tmp_path / "graphs"
     env = {k: v for k, v in os.environ.items() if k not in ("KIBITZ_JOBS_TABLE", "KIBITZ_JOBS_QUEUE_URL",
                                                               "KIBITZ_URL")}

@@ -66,11 +66,18 @@ def synthetic_dataset(folder, n_games=400, seed=7):
     np.concatenate([r.reshape(1) for r in out]).tofile(folder / "synthetic.bin")
 
 
-def test_the_fit_finds_the_model_behind_the_data_and_beats_the_base_rates(tmp_path):
+def test_the_fit_finds_the_model_behind_the_data_and_beats_the_base_rates(tmp_path, monkeypatch):
+    from training import report
     from training import wdl as fit
 
     synthetic_dataset(tmp_path)
-    theta, model, constant = fit.run([tmp_path], report=lambda *a: None)
+    doc = tmp_path / "benchmarks.md"
+    doc.write_text("# Benchmarks\n\n## WDL model\n\nold\n\n## Other\n\nkept\n")
+    monkeypatch.setattr(report, "DOC", doc)
+    theta, model, constant = fit.run([tmp_path], record=True, report=lambda *a: None)
+    text = doc.read_text()  # --record replaced its section, and only it
+    assert f"`python -m training wdl --data {tmp_path} --write --record`" in text and "old" not in text
+    assert "| WDL model (score, material)" in text and text.endswith("## Other\n\nkept\n")
     x = fit.features(np.array([36]))  # the synthetic positions' material: 16 pawns and 4 rooks
     a, b = (x @ theta[:4]).item() * 100, (x @ theta[4:]).item() * 100
     assert abs(a - 150) < 30 and abs(b - 120) < 30, (a, b)

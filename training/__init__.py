@@ -5,5 +5,8 @@
     python -m training export NET.npz engine/nets/kibitz.nnue                      # quantise for the engine
     python -m training wdl    --data DIR --write [--record]                        # fit engine/wdl.py's model
 
-Nothing here ships to Lambda: it is a dev extra (pyproject's `train` group).
+Nothing here ships to Lambda. It runs in the project's .venv/: numpy, and numba for the trainer's and
+self-play's compiled loops (pyproject's `build` extra, which `dev` includes). Its data (the self-play
+opening book) is in training/data; report.py writes the sections of docs/benchmarks.md that training
+and benchmarks/ record.
 """

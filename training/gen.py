@@ -43,7 +43,7 @@ OPENING_MAX_CP = 400
 TT_BUCKETS = 1 << 16  # 2 MB: room for a game's searches of a few thousand nodes each
 HARD_NODES = 4  # --hard-nodes, in soft nodes
 ROOT = pathlib.Path(__file__).resolve().parents[1]
-BOOK = ROOT / "tests" / "data" / "openings_noob_2moves.epd"
+BOOK = ROOT / "training" / "data" / "openings_noob_2moves.epd"
 
 
 def shard_path(out, seed, worker, workers):

@@ -15,11 +15,12 @@ puts the report in docs/benchmarks.md ("WDL model").
 
 import pathlib
 import re
-import sys
 
 import numpy as np
 
 from training import records
+from training.report import record as record_section
+from training.report import table
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 WDL_FILE = ROOT / "engine" / "wdl.py"
@@ -173,8 +174,6 @@ def run(folders, write=False, record=False, report=print):
     base = np.bincount(outcome[train], minlength=3) / train.sum()  # loss, draw, win
     model, constant, predicted = evaluate(theta, X[test], s[test], outcome[test], base)
     fit_model, fit_constant, _ = evaluate(theta, X[train], s[train], outcome[train], base)
-    from benchmarks.common import table
-
     summary = table(["log-loss (lower is better)", "fitted games", "held-back games"], [
         ["WDL model (score, material)", f"{fit_model:.4f}", f"{model:.4f}"],
         ["constant: base rates " + f"W {100 * base[2]:.1f}% D {100 * base[1]:.1f}% L {100 * base[0]:.1f}%",
@@ -192,13 +191,10 @@ def run(folders, write=False, record=False, report=print):
         write_constants(theta, folders)
         report(f"wrote the constants into {WDL_FILE.relative_to(ROOT)}")
     if record:
-        from benchmarks.common import record as put
-
-        put("WDL model", text, "python -m training wdl --data " + " --data ".join(map(str, folders)) + " --write "
-                                                                                                 "--record")
+        command = "python -m training wdl --data " + " --data ".join(map(str, folders)) + " --write --record"
+        record_section("WDL model", text, command)
     return theta, model, constant
 
 
 def main(args):
-    sys.path.insert(0, str(ROOT))  # benchmarks.common
     run(args.data, write=args.write, record=args.record)

@@ -25,12 +25,12 @@ from typing import Annotated
 from aws_lambda_powertools import Logger, Metrics, Tracer
 from aws_lambda_powertools.event_handler.api_gateway import APIGatewayRestResolver, CORSConfig
 from aws_lambda_powertools.event_handler.openapi.params import Body, Query
-from aws_lambda_powertools.metrics import MetricUnit
 
 import engine
 from engine.board import IllegalMoveError  # loads the compiled engine and builds its tables: in the init phase
 from engine.fen import FenError
 from engine.tt_pool import reserve_hash
+from functions.common import telemetry
 from functions.common.analysis_cache import analyse_cached
 from functions.common.budget import budget_ms, default_threads, hash_size_mb
 from functions.common.cache_store import CacheStore
@@ -85,19 +85,7 @@ def run(request):
         raise InputError(422, "fen", str(e)) from e
     except IllegalMoveError as e:
         raise InputError(422, "moves", str(e)) from e
-    if not outcome.cached:  # a cached answer's figures are those of an earlier search
-        metrics.add_metric("Nodes", MetricUnit.Count, found.nodes)
-        metrics.add_metric("NodesPerSecond", MetricUnit.CountPerSecond, found.nps)
-        metrics.add_metric("SearchTime", MetricUnit.Milliseconds, found.time_ms)
-    metrics.add_metric("Depth", MetricUnit.Count, found.depth)
-    metrics.add_metric("Budget", MetricUnit.Milliseconds, budget)
-    metrics.add_metric("CacheHits" if outcome.cached else "CacheMisses", MetricUnit.Count, 1)
-    if outcome.event == "unavailable":
-        metrics.add_metric("CacheErrors", MetricUnit.Count, 1)
-        logger.warning("analysis cache unavailable", extra={"reason": outcome.detail})
-    logger.info("analysed", extra={"fen": found.fen, "depth": found.depth, "nodes": found.nodes,
-                                   "time_ms": found.time_ms, "budget_ms": budget, "game_over": found.terminal,
-                                   "cache": outcome.event, "cache_detail": outcome.detail, "threads": threads})
+    telemetry.analysed(metrics, logger, found, outcome, budget, threads)
     return AnalysisAnswer.of(found, budget, hash_mb, threads, cached=outcome.cached)
 
 

@@ -28,6 +28,7 @@ from aws_lambda_powertools.metrics import MetricUnit
 from aws_lambda_powertools.utilities.batch import BatchProcessor, EventType, process_partial_response
 
 from engine.tt_pool import reserve_hash
+from functions.common import telemetry
 from functions.common.budget import hash_size_mb
 from functions.common.cache_store import CacheStore
 from functions.common.job_store import Store, UnknownJob
@@ -71,18 +72,7 @@ def report(outcome):
     if outcome.event == "poison":
         logger.warning("poison message", extra={"reason": outcome.reason})
     elif outcome.event == "analysed":
-        found = outcome.found
-        cached = outcome.cache.cached
-        metrics.add_metric("CacheHits" if cached else "CacheMisses", MetricUnit.Count, 1)
-        if not cached:
-            metrics.add_metric("Nodes", MetricUnit.Count, found.nodes)
-            metrics.add_metric("SearchTime", MetricUnit.Milliseconds, found.time_ms)
-        if outcome.cache.event == "unavailable":
-            metrics.add_metric("CacheErrors", MetricUnit.Count, 1)
-            logger.warning("analysis cache unavailable", extra={"reason": outcome.cache.detail})
-        logger.info("analysed", extra={"fen": found.fen, "depth": found.depth, "nodes": found.nodes,
-                                       "time_ms": found.time_ms, "game_over": found.terminal,
-                                       "cache": outcome.cache.event, "cache_detail": outcome.cache.detail})
+        telemetry.analysed(metrics, logger, outcome.found, outcome.cache, outcome.budget_ms, outcome.threads)
     elif outcome.event == "failed":
         if outcome.exception is not None:
             logger.error("analysis failed", exc_info=outcome.exception)

@@ -5,8 +5,12 @@
                     the API handler's decorators, Swagger on demand
     budget.py       the time and the hash table a search may use on Lambda
     init_phase.py   the collector off during a function's init
+    telemetry.py    an analysis's metrics and log line (AnalyzeFunction, BatchFunction)
     positions.py    a job's positions from a list, EPD or PGN (read by engine/epd.py, engine/pgn.py), checked
     job_models.py   POST /jobs and GET /jobs/{job_id}: request and answers
+    job_routes.py   the jobs routes, declared once: JobsFunction serves them, AnalyzeFunction's /swagger
+                    documents them
+    job_limits.py   what one job, and one API key in a day, may ask (search time, jobs)
     job_queue.py    the queue message, and sending positions to the queue
     job_store.py    the results table (DynamoDB)
     job_submit.py   submit(): check, record, queue

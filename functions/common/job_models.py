@@ -6,23 +6,9 @@ position's result holds the same AnalysisAnswer that POST /analyze answers (func
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, model_validator
 
-from functions.common.models import (
-    AnalysisAnswer,
-    CacheMode,
-    SearchLimits,
-    cache_field,
-    capped_movetime,
-    depth_field,
-    fen_field,
-    moves_field,
-    movetime_field,
-    multipv_field,
-    nodes_field,
-    split_moves,
-    threads_field,
-)
+from functions.common.models import AnalysisAnswer, PositionFields, RequestLimits, SearchLimits
 from functions.common.positions import MAX_POSITIONS
 
 MAX_JOB_BODY_BYTES = 1024 * 1024
@@ -36,7 +22,7 @@ Status = Literal["queued", "running", "done", "done-with-failures"]
 # --- the request (POST /jobs) ---------------------------------------------------------------------
 
 
-class PositionIn(BaseModel):
+class PositionIn(PositionFields):
     """One position of a job: a FEN string, or an object with a FEN and moves played from it."""
 
     model_config = ConfigDict(extra="forbid", strict=True,
@@ -44,8 +30,6 @@ class PositionIn(BaseModel):
 
     id: str | None = Field(None, min_length=1, max_length=MAX_ID_CHARS,
                            description="your name for it, returned with its result (default: its index)")
-    fen: str = fen_field()
-    moves: list[str] = moves_field()
     _bare: bool = PrivateAttr(False)  # given as a FEN string
 
     @model_validator(mode="wrap")
@@ -60,42 +44,27 @@ class PositionIn(BaseModel):
             raise ValueError("expected a FEN string or an object {id, fen, moves}")
         return handler(value)
 
-    @field_validator("moves", mode="before")
-    @classmethod
-    def _split_moves(cls, value):
-        return split_moves(value)
 
-
-class JobRequest(BaseModel):
-    """POST /jobs: the positions (exactly one of `positions`, `epd`, `pgn`) and the analysis options."""
-
-    model_config = ConfigDict(extra="forbid", strict=True)
+class JobSource(BaseModel):
+    """Where a job's positions are: exactly one of the three."""
 
     positions: list[PositionIn] | None = Field(
         None, min_length=1, max_length=MAX_POSITIONS,
         description="FEN strings, or {id, fen, moves} objects", examples=[["8/8/8/8/8/5k2/8/4K2R w K - 0 1"]])
     epd: str | None = Field(None, min_length=1, description="EPD text, one position a line (`id` opcode kept)")
     pgn: str | None = Field(None, min_length=1, description="PGN text: every position of every game is analysed")
-    movetime_ms: int = movetime_field()
-    depth: int | None = depth_field()
-    nodes: int | None = nodes_field()
-    multipv: int = multipv_field()
-    threads: int | None = threads_field()
-    cache: CacheMode = cache_field()
-    review: bool = Field(False, description="with `pgn`: review the games (GET /jobs/{job_id}/pgn answers them "
-                                            "annotated, GET /jobs/{job_id} a summary per game)")
-
-    @field_validator("movetime_ms")
-    @classmethod
-    def _capped(cls, value):
-        return capped_movetime(value)
-
-    def limits(self):
-        return SearchLimits(movetime_ms=self.movetime_ms, depth=self.depth, nodes=self.nodes, multipv=self.multipv,
-                            threads=self.threads, cache=self.cache)
 
     def sources(self):
         return [name for name in ("positions", "epd", "pgn") if getattr(self, name) is not None]
+
+
+class JobRequest(RequestLimits, JobSource):  # the sources' fields first (models.AnalyzeParams says why)
+    """POST /jobs: the positions (exactly one of `positions`, `epd`, `pgn`) and the analysis options."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+    review: bool = Field(False, description="with `pgn`: review the games (GET /jobs/{job_id}/pgn answers them "
+                                            "annotated, GET /jobs/{job_id} a summary per game)")
 
 
 # --- answers --------------------------------------------------------------------------------------

@@ -46,64 +46,13 @@ def split_moves(value):
 # --- requests -------------------------------------------------------------------------------------
 
 
-def fen_field():
-    return Field(min_length=1, max_length=MAX_FEN_CHARS, examples=[STARTPOS],
-                 description="the position, as FEN (6 fields, or 4 with the clocks left out)")
-
-
-def moves_field():
-    return Field(default_factory=list, max_length=MAX_MOVES, examples=[["e2e4", "e7e5"]],
-                 description="UCI moves played from `fen`, oldest first; the position analysed is "
-                             "the one after them, and they count for repetition draws")
-
-
-def movetime_field():
-    return Field(DEFAULT_MOVETIME_MS, ge=1, le=MAX_MOVETIME_MS,
-                 description="time to think, ms (cut to the Lambda's remaining time less a margin). A deployment "
-                             "may cap it lower (MaxMovetimeMs, default 10000): a larger value is a 422 stating "
-                             "the cap")
-
-
 def movetime_cap_ms():
     """This deployment's longest movetime: KIBITZ_MAX_MOVETIME_MS, never above MAX_MOVETIME_MS."""
     value = os.environ.get(MOVETIME_CAP_VARIABLE, "").strip()
     return min(MAX_MOVETIME_MS, int(value)) if value.isdigit() else MAX_MOVETIME_MS
 
 
-def capped_movetime(value):
-    """A field validator's check of movetime_ms against the deployment's cap."""
-    cap = movetime_cap_ms()
-    if value > cap:
-        raise PydanticCustomError("movetime_cap", "{value} ms is over this deployment's cap of {cap} ms",
-                                  {"value": value, "cap": cap})
-    return value
-
-
-def depth_field():
-    return Field(None, ge=1, le=MAX_DEPTH, description="stop after this many plies")
-
-
-def nodes_field():
-    return Field(None, ge=1, le=MAX_NODES, description="stop after about this many nodes")
-
-
-def multipv_field():
-    return Field(1, ge=1, le=MAX_MULTIPV, description="how many best lines to report")
-
-
-def threads_field():
-    return Field(None, ge=1, le=MAX_THREADS,
-                 description="searching threads (Lazy SMP); default: one per full vCPU of the function "
-                             "(its memory / 1769 MB)")
-
-
 CacheMode = Literal["on", "off", "refresh"]
-
-
-def cache_field():
-    return Field("on", description="the shared analysis cache: on (answer from it when it holds an analysis at "
-                                   "least as deep, else search and keep), off (no read, no write), refresh "
-                                   "(search, then write)")
 
 
 class SearchLimits(BaseModel):
@@ -111,42 +60,60 @@ class SearchLimits(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    movetime_ms: int = movetime_field()
-    depth: int | None = depth_field()
-    nodes: int | None = nodes_field()
-    multipv: int = multipv_field()
-    threads: int | None = threads_field()
-    cache: CacheMode = cache_field()
+    movetime_ms: int = Field(DEFAULT_MOVETIME_MS, ge=1, le=MAX_MOVETIME_MS,
+                             description="time to think, ms (cut to the Lambda's remaining time less a margin). A "
+                                         "deployment may cap it lower (MaxMovetimeMs, default 10000): a larger value "
+                                         "is a 422 stating the cap")
+    depth: int | None = Field(None, ge=1, le=MAX_DEPTH, description="stop after this many plies")
+    nodes: int | None = Field(None, ge=1, le=MAX_NODES, description="stop after about this many nodes")
+    multipv: int = Field(1, ge=1, le=MAX_MULTIPV, description="how many best lines to report")
+    threads: int | None = Field(None, ge=1, le=MAX_THREADS,
+                                description="searching threads (Lazy SMP); default: one per full vCPU of the "
+                                            "function (its memory / 1769 MB)")
+    cache: CacheMode = Field("on", description="the shared analysis cache: on (answer from it when it holds an "
+                                               "analysis at least as deep, else search and keep), off (no read, no "
+                                               "write), refresh (search, then write)")
 
 
-class AnalyzeParams(BaseModel):
-    """What to analyse and for how long. The search ends at whichever limit it reaches first;
-    the time limit always applies."""
+class RequestLimits(SearchLimits):
+    """The limits as a request gives them (POST and GET /analyze, POST /jobs): movetime_ms is checked
+    against this deployment's cap. What is stored and queued is the plain SearchLimits (limits())."""
 
-    model_config = ConfigDict(extra="forbid")
+    @field_validator("movetime_ms")
+    @classmethod
+    def _capped(cls, value):
+        cap = movetime_cap_ms()
+        if value > cap:
+            raise PydanticCustomError("movetime_cap", "{value} ms is over this deployment's cap of {cap} ms",
+                                      {"value": value, "cap": cap})
+        return value
 
-    fen: str = fen_field()
-    moves: list[str] = moves_field()
-    movetime_ms: int = movetime_field()
-    depth: int | None = depth_field()
-    nodes: int | None = nodes_field()
-    multipv: int = multipv_field()
-    threads: int | None = threads_field()
-    cache: CacheMode = cache_field()
+    def limits(self):
+        return SearchLimits(**{name: getattr(self, name) for name in SearchLimits.model_fields})
+
+
+class PositionFields(BaseModel):
+    """A position: a FEN, and the moves played from it."""
+
+    fen: str = Field(min_length=1, max_length=MAX_FEN_CHARS, examples=[STARTPOS],
+                     description="the position, as FEN (6 fields, or 4 with the clocks left out)")
+    moves: list[str] = Field(default_factory=list, max_length=MAX_MOVES, examples=[["e2e4", "e7e5"]],
+                             description="UCI moves played from `fen`, oldest first; the position analysed is "
+                                         "the one after them, and they count for repetition draws")
 
     @field_validator("moves", mode="before")
     @classmethod
     def _split_moves(cls, value):
         return split_moves(value)
 
-    @field_validator("movetime_ms")
-    @classmethod
-    def _capped(cls, value):
-        return capped_movetime(value)
 
-    def limits(self):
-        return SearchLimits(movetime_ms=self.movetime_ms, depth=self.depth, nodes=self.nodes, multipv=self.multipv,
-                            threads=self.threads, cache=self.cache)
+# The position's fields first, then the limits': pydantic orders a model's fields from its last base
+# to its first, and the document and the errors list them in that order.
+class AnalyzeParams(RequestLimits, PositionFields):
+    """What to analyse and for how long. The search ends at whichever limit it reaches first;
+    the time limit always applies."""
+
+    model_config = ConfigDict(extra="forbid")
 
 
 class AnalyzeBody(AnalyzeParams):
@@ -268,18 +235,20 @@ class AnalysisAnswer(BaseModel):
     def of(cls, found, budget_ms, hash_mb, threads=1, cached=False):
         """The answer for engine.result.Analysis `found`: SAN, White's view, WDL and the game's result added."""
         from engine import wdl
+        from engine.board import Board
         from engine.san import line_san
 
         side = found.side_to_move
         m = wdl.material(found.fen)
+        board = Board(found.fen) if found.lines else None  # read once for every line's SAN
         lines = [LineAnswer(multipv=line.multipv, score=score_answer(line.score),
                             score_white=score_answer(line.score.for_white(side)),
                             wdl=wdl_answer(wdl.wdl(line.score, m)), depth=line.depth,
-                            seldepth=line.seldepth, pv=list(line.pv), pv_san=line_san(found.fen, line.pv))
+                            seldepth=line.seldepth, pv=list(line.pv), pv_san=line_san(board, line.pv))
                  for line in found.lines]
         pv_san = lines[0].pv_san if lines else []
         if found.ponder and found.pv[1:2] != (found.ponder,):  # the ponder move came from the hash table
-            ponder_san = line_san(found.fen, [found.best_move, found.ponder])[1]
+            ponder_san = line_san(board, [found.best_move, found.ponder])[1]
         else:
             ponder_san = pv_san[1] if found.ponder else None
         triple = wdl.of_analysis(found)

@@ -37,6 +37,8 @@ class Outcome:
     reason: str | None = None  # why it failed
     found: object = None  # engine.result.Analysis, when analysed
     cache: object = None  # functions.common.analysis_cache.CacheOutcome, when analysed
+    budget_ms: int | None = None  # the search's time limit and threads, when analysed
+    threads: int | None = None
     exception: BaseException | None = None  # an engine bug, whose traceback belongs in the log
 
 
@@ -114,5 +116,5 @@ def analyse_record(record, job_id, index, store, remaining_ms, cache=None):
     if store.record(job_id, index, message.id, message.fen, analysis=result, error=error) == "duplicate":
         return Outcome("duplicate", "duplicate")
     if error is None:
-        return Outcome("done", "analysed", found=found, cache=outcome)
+        return Outcome("done", "analysed", found=found, cache=outcome, budget_ms=options.movetime_ms, threads=threads)
     return Outcome("failed", "failed", reason=error, exception=exception)

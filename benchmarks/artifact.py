@@ -1,4 +1,5 @@
-"""The deployable artifact, built and run the way Lambda would run it, without Docker.
+"""The deployable artifact, built and run the way Lambda would run it, without Docker: for
+benchmarks/api.py's cold starts and tests/test_api_artifact.py (tests may import benchmarks/).
 
 build(): `sam build` into a directory (aws-sam-cli from $KIBITZ_SAM, .venv-sam/ or PATH), or, when
 SAM is not installed, the same steps by hand: every layer and function is built by its own Makefile

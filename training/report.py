@@ -1,0 +1,49 @@
+"""Reports in docs/benchmarks.md: a markdown table, the machine's description, and the recording of a
+section. `python -m training wdl --record` and the scripts in benchmarks/ (through benchmarks/common.py)
+both write there; here, below both, so that training/ imports nothing from benchmarks/.
+"""
+
+import datetime
+import os
+import pathlib
+import platform
+import re
+
+DOC = pathlib.Path(__file__).resolve().parents[1] / "docs" / "benchmarks.md"
+
+
+def machine():
+    cpu = "unknown cpu"
+    try:
+        for line in open("/proc/cpuinfo"):
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    return f"{cpu}, {os.cpu_count()} cores, Python {platform.python_version()}"
+
+
+def table(headers, rows):
+    """A markdown table."""
+    cells = [headers] + [[str(c) for c in r] for r in rows]
+    widths = [max(len(r[i]) for r in cells) for i in range(len(headers))]
+    fmt = lambda r: "| " + " | ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)) + " |"
+    out = [fmt(cells[0]), "|" + "|".join("-" * (w + 2) for w in widths) + "|"]
+    out += [fmt(r) for r in cells[1:]]
+    return "\n".join(out)
+
+
+def record(section, body, command):
+    """Replace (or append) `## section` in docs/benchmarks.md with body, dated, with the command."""
+    DOC.parent.mkdir(exist_ok=True)
+    header = "# Benchmarks\n\nEvery figure here was printed by a script in `benchmarks/`.\n"
+    text = DOC.read_text() if DOC.exists() else header
+    stamp = datetime.date.today().isoformat()
+    block = f"## {section}\n\n`{command}` — {stamp}, {machine()}\n\n{body.strip()}\n"
+    pattern = re.compile(rf"^## {re.escape(section)}\n.*?(?=^## |\Z)", re.S | re.M)
+    if pattern.search(text):
+        text = pattern.sub(lambda m: block + "\n", text)
+    else:
+        text = text.rstrip("\n") + "\n\n" + block
+    DOC.write_text(text.rstrip("\n") + "\n")
