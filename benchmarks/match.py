@@ -115,7 +115,7 @@ def play_game(engines, fen, a_white, limits, problems):
     node = game
     result = None
     judge = Adjudicator() if limits.adjudicate else None
-    info = chess.engine.INFO_SCORE if judge else chess.engine.INFO_NONE
+    info = chess.engine.INFO_SCORE  # each move's score goes into the PGN: data for the WDL model's fit
     for e in (white, black):
         if isinstance(e.protocol, chess.engine.UciProtocol):
             e.protocol.send_line("ucinewgame")
@@ -158,8 +158,10 @@ def play_game(engines, fen, a_white, limits, problems):
         node = node.add_variation(move)
         if not limits.nodes:
             node.set_clock(clocks[turn])  # [%clk]: how each side spends its time, read back from the PGN
+        score = played.info.get("score")
+        if score is not None:
+            node.set_eval(score)  # [%eval]: the mover's search score of the move, from White's side
         if judge:
-            score = played.info.get("score")
             result = judge.after_move(turn, score.relative if score else None, board)
             if result:
                 game.headers["Termination"] = "adjudication"

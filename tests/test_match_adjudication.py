@@ -72,6 +72,12 @@ def test_a_match_game_in_a_won_ending_is_adjudicated_with_kibitz_scores():
         # The same deterministic searches: the adjudicated game is the mating one cut short.
         assert 6 <= len(adjudicated) < len(played)
         assert played[:len(adjudicated)] == adjudicated
+        # Every move carries its search score from White's side ([%eval]): White is winning, then mates.
+        evals = [node.eval() for node in game.mainline()]
+        assert all(e is not None for e in evals)
+        assert all(e.white().score(mate_score=100000) > 500 for e in evals)
+        assert evals[-1].white().is_mate()
+        assert "[%eval" in str(game)
     finally:
         for e in engines.values():
             e.quit()
