@@ -1,0 +1,136 @@
+"""The live analysis stream's `analyze` route: a WebSocket API (API Gateway v2) message in, a search whose
+iterations are posted to the connection as they complete, and the final answer (docs/live.md).
+
+    {"action": "analyze", "fen": ..., "movetime_ms": 2000, "multipv": 3, "id": "q1"}
+      -> {"type": "info", "id": "q1", "depth": 1, ...}  (each completed iteration, at most one per 100 ms)
+      -> {"type": "result", "id": "q1", <POST /analyze's answer>}   (also kept in the shared cache)
+      or {"type": "error", "id": "q1", "status": 422, "message": ..., "errors": [...]}
+
+The same models and the same search as POST /analyze (functions/common/); the messages are
+functions/common/live_messages.py's, the posting functions/common/live_stream.py's. A `stop` message or
+`$disconnect` is another invocation (functions/live_control/app.py) that writes the connection's item;
+a watcher thread here reads it (functions/common/live_connections.py) and stops the search, which then
+answers its best line so far. A connection gone (GoneException) stops it too, without an answer.
+
+Configuration (template.yaml): KIBITZ_LIVE_TABLE (the connections), KIBITZ_LIVE_ENDPOINT (a local
+Management API instead of https://{domainName}/{stage}), and AnalyzeFunction's KIBITZ_HASH_MB,
+KIBITZ_MAX_MOVETIME_MS, KIBITZ_SAFETY_MARGIN_MS, KIBITZ_CACHE_TABLE.
+"""
+
+import threading
+import time
+
+from aws_lambda_powertools import Logger
+
+from engine.board import IllegalMoveError  # loads the compiled engine and builds its tables: in the init phase
+from engine.fen import FenError
+from engine.stop_signal import StopSignal
+from functions.common.analysis_cache import analyse_cached
+from functions.common.budget import budget_ms, default_threads, hash_size_mb
+from functions.common.cache_store import CacheStore
+from functions.common.live_connections import Connections, Watcher
+from functions.common.live_messages import (
+    MessageError,
+    analyze_request,
+    client_id,
+    error_message,
+    read_frame,
+    result_message,
+)
+from functions.common.live_stream import Poster, Stream
+from functions.common.models import AnalysisAnswer
+
+logger = Logger()
+cache = CacheStore.from_env()  # None without KIBITZ_CACHE_TABLE
+
+
+class SearchStop:
+    """The search's StopSignal, set by the watcher or by a gone client, but never before the first
+    iteration has completed (so that even a search stopped at once answers a move)."""
+
+    def __init__(self):
+        self.signal = StopSignal()
+        self.reason = None
+        self._first = False
+        self._lock = threading.Lock()
+
+    def request(self, reason):
+        with self._lock:
+            self.reason = self.reason or reason
+            if self._first:
+                self.signal.set()
+
+    def iteration_done(self):
+        with self._lock:
+            if not self._first:
+                self._first = True
+                if self.reason is not None:
+                    self.signal.set()
+
+
+def lambda_handler(event, context):
+    """One `analyze` message: always answers 200 to API Gateway (what the client gets goes by the
+    Management API)."""
+    ctx = event["requestContext"]
+    cid, request_id = ctx["connectionId"], ctx["requestId"]
+    asked_at = int(ctx.get("requestTimeEpoch") or time.time() * 1000)
+    poster = Poster.for_event(event)
+    stream = Stream(poster, cid)
+    id_ = None
+    try:
+        data = read_frame(event.get("body"))
+        id_ = client_id(data)
+        stream.id_ = id_
+        request = analyze_request(data)
+    except MessageError as e:
+        logger.info("rejected", extra={"status": e.status, "errors": e.errors[:20], "connection": cid})
+        stream.send(error_message(e.status, e.errors, request_id, id_))
+        return {"statusCode": 200}
+    try:
+        search(request, cid, request_id, asked_at, stream, context)
+    except MessageError as e:
+        logger.info("rejected", extra={"status": e.status, "errors": e.errors[:20], "connection": cid})
+        stream.send(error_message(e.status, e.errors, request_id, id_))
+    except Exception:
+        logger.exception("unexpected error")
+        stream.send(error_message(500, [{"field": "", "reason": "internal error; quote the request id to report it"}],
+                                  request_id, id_))
+    return {"statusCode": 200}
+
+
+def search(request, cid, request_id, asked_at, stream, context):
+    started = time.monotonic_ns()
+    budget = budget_ms(request.movetime_ms, context.get_remaining_time_in_millis())
+    threads = request.threads or default_threads()
+    hash_mb = hash_size_mb(budget, threads)
+    connections = Connections()
+    if not connections.begin(cid, request_id, asked_at):
+        raise MessageError(409, [{"field": "action", "reason": "a later analyze message on this connection "
+                                                                 "replaced this one"}])
+    stop = SearchStop()
+    stream.on_gone = stop.request
+
+    def on_info(found):
+        stop.iteration_done()
+        stream.info(found)
+
+    watcher = Watcher(connections, cid, request_id, asked_at, stop.request).start()
+    stream.start()
+    try:
+        found, outcome = analyse_cached(request.fen, request.moves, request.limits(), budget, hash_mb, cache, started,
+                                        threads=threads, on_info=on_info, stop=stop.signal)
+    except FenError as e:
+        raise MessageError(422, [{"field": "fen", "reason": str(e)}]) from e
+    except IllegalMoveError as e:
+        raise MessageError(422, [{"field": "moves", "reason": str(e)}]) from e
+    finally:
+        watcher.close()
+        stream.close()
+    answer = AnalysisAnswer.of(found, budget, hash_mb, threads, cached=outcome.cached)
+    delivered = stream.send(result_message(answer, stream.id_))
+    logger.info("analysed", extra={
+        "fen": found.fen, "depth": found.depth, "nodes": found.nodes, "time_ms": found.time_ms, "budget_ms": budget,
+        "cache": outcome.event, "threads": threads, "infos": stream.infos, "stopped": stop.reason,
+        "watcher_reads": watcher.reads, "watcher_errors": watcher.errors, "delivered": delivered,
+        "connection": cid})
+    return answer
