@@ -119,7 +119,7 @@ def test_each_iteration_streams_an_info_then_the_result(runtimes):
     assert all(m["id"] == "q1" for m in messages)
     infos = [m for m in messages if m["type"] == "info"]
     depths = [m["depth"] for m in infos]
-    assert depths == sorted(depths) and depths[0] == 1
+    assert depths == sorted(depths)
     for info in infos:
         assert set(info) >= {"depth", "seldepth", "nodes", "nps", "score", "score_white", "wdl", "win_chance",
                              "best_move", "best_move_san", "pv", "pv_san", "lines"}
