@@ -156,7 +156,7 @@ def _start_live(functions, args):
         return None
     port = args.live_port if args.live_port is not None else (args.port + 1 if args.port else 0)
     live = LiveServer(functions, args.host, port, args.live_concurrency, args.live_key).start()
-    os.environ["KIBITZ_LIVE_URL"] = live.url
+    os.environ.setdefault("KIBITZ_LIVE_URL", live.url)  # set (even empty: no stream) by the caller: theirs
     return live
 
 

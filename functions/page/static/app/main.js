@@ -8,6 +8,7 @@ import {Board} from "./board.js"
 import {EvalBar} from "./evalbar.js"
 import {duration} from "./format.js"
 import {Game} from "./game.js"
+import {Live} from "./live.js"
 import {MoveList} from "./movelist.js"
 
 const THINK_TIMES_MS = [100, 200, 300, 500, 1000, 2000, 3000, 5000, 10000]
@@ -20,6 +21,7 @@ const evalbar = new EvalBar($("evalbar"))
 const view = new AnalysisView(playLine)
 const moveList = new MoveList($("movelist"), $("movelist-hint"), $("game-title"), (ply) => goTo(ply))
 const board = new Board($("board"), game, {onMove: moved, onRefused: refused})
+const live = Live.fromPage() // the live stream (live.js), or null: POST /analyze only
 
 let running = null // the AbortController of the analysis under way
 let version = 0 // bumped by every change of position: an answer for an older one is dropped
@@ -85,8 +87,19 @@ async function runAnalysis() {
   const asked = version
   running = controller
   setAnalysing(true, movetime)
-  const result = await analyse({fen: game.startFen, moves: game.uciMoves(), movetime_ms: movetime, multipv},
-    controller.signal)
+  const request = {fen: game.startFen, moves: game.uciMoves(), movetime_ms: movetime, multipv}
+  let result
+  if (live && await live.open() && running === controller) {
+    // The live stream: each completed iteration redraws the bar, the arrows and the lines; Stop asks for
+    // the answer now. Falls back to POST /analyze when the stream cannot be opened.
+    $("stop").hidden = false
+    result = await live.analyse(request, {
+      signal: controller.signal,
+      onInfo: (info) => { if (running === controller && asked === version) showAnswer(info) },
+    })
+  } else {
+    result = await analyse(request, controller.signal)
+  }
   if (running !== controller) return // cancelled, or another analysis replaced it
   running = null
   setAnalysing(false)
@@ -95,7 +108,11 @@ async function runAnalysis() {
     view.error(result)
     return
   }
-  const answer = result.answer
+  showAnswer(result.answer)
+}
+
+// An answer, or an info message of the live stream (the same fields, less the request's figures).
+function showAnswer(answer) {
   view.show(answer)
   evalbar.show(answer)
   board.showArrows((answer.lines || []).map((line, i) => ({uci: line.pv[0], best: i === 0})))
@@ -113,6 +130,7 @@ function setAnalysing(on, movetime = 0) {
   button.disabled = on
   button.classList.toggle("working", on)
   button.textContent = on ? "Analysing…" : "Analyse"
+  if (!on) $("stop").hidden = true
   if (on) view.busy(movetime)
   else view.idle()
 }
@@ -235,6 +253,7 @@ function wire() {
     event.target.value = ""
   })
   $("movetime").addEventListener("input", showThinkTime)
+  $("stop").addEventListener("click", () => { if (live) live.stop() })
   $("first").addEventListener("click", () => goTo(0))
   $("prev").addEventListener("click", () => step(-1))
   $("next").addEventListener("click", () => step(1))

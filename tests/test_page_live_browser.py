@@ -1,0 +1,140 @@
+"""The page's live analysis in a real browser (issue 33): Debian's chromium, driven by Playwright, against
+`kibitz serve` with its WebSocket route — the eval bar, the lines and the figures change as the search
+deepens, Stop answers at once, a refused request shows the API's error, and the console stays clean
+(tests/test_page_browser.py's checks). A screenshot goes to build/test-artifacts/page-live.png."""
+
+import os
+import re
+import subprocess
+import sys
+import threading
+import time
+
+import pytest
+
+from tests.conftest import ROOT
+from tests.test_page_browser import ARTIFACTS, DESKTOP, ITALIAN, SLOW_MS, Watched, playwright_browser, set_fen
+
+__all__ = ["playwright_browser"]  # the fixture, shared
+
+
+@pytest.fixture(scope="module")
+def live_server():
+    env = {k: v for k, v in os.environ.items() if k != "KIBITZ_LIVE_URL"}
+    proc = subprocess.Popen([sys.executable, "-m", "kibitz.cli", "serve", "--port", "0", "--pollers", "0"],
+                            cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=env)
+    try:
+        lines = []
+        while not any(line.lstrip().startswith("WS ") for line in lines):
+            line = proc.stderr.readline()
+            assert line, "".join(lines)
+            lines.append(line)
+        threading.Thread(target=proc.stderr.read, daemon=True).start()
+        http = re.search(r"http://127\.0\.0\.1:\d+", lines[0]).group(0)
+        ws = re.search(r"ws://127\.0\.0\.1:\d+/live", "".join(lines)).group(0)
+        yield http, ws
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+
+
+@pytest.fixture
+def open_live(playwright_browser, live_server):
+    origin, _ = live_server
+    opened = []
+
+    def open_():
+        page = playwright_browser.new_page()
+        page.set_viewport_size(DESKTOP)
+        page.set_default_timeout(SLOW_MS)
+        watched = Watched(page, origin)
+        opened.append(watched)
+        page.goto(origin + "/")
+        page.wait_for_selector("html[data-ready=true]")
+        return page
+
+    yield open_
+    for watched in opened:
+        watched.page.close()
+    for watched in opened:
+        watched.check()
+
+
+RECORD = """() => {
+  window.seen = []
+  const note = () => {
+    const state = [document.querySelector('#evalbar').dataset.score || '', document.querySelector('#stats').textContent,
+                   document.querySelector('#lines').textContent].join('|')
+    if (window.seen[window.seen.length - 1] !== state) window.seen.push(state)
+  }
+  new MutationObserver(note).observe(document.querySelector('#analysis-card'), {subtree: true, childList: true,
+                                                                               characterData: true, attributes: true})
+  new MutationObserver(note).observe(document.querySelector('#evalbar'), {attributes: true})
+}"""
+
+
+def start(page, think_index, multipv=3):
+    page.eval_on_selector("#movetime", "(el, i) => { el.value = i; el.dispatchEvent(new Event('input')) }",
+                          think_index)
+    page.click(f"#multipv label:has(input[value='{multipv}'])")
+    page.click("#analyse")
+
+
+def test_the_page_names_the_stream(open_live, live_server):
+    page = open_live()
+    assert page.get_attribute("meta[name=kibitz-live]", "content") == live_server[1]
+
+
+def test_a_live_analysis_redraws_the_bar_and_the_lines_as_it_deepens(open_live):
+    page = open_live()
+    set_fen(page, ITALIAN)
+    # a warm-up, so that the 2 s analysis below is not the container's cold start
+    start(page, 0, 1)
+    page.wait_for_selector("#analyse:not([disabled])")
+    page.evaluate(RECORD)
+    t0 = time.monotonic()
+    start(page, 5, 3)  # 2 s
+    page.wait_for_selector("#stop:not([hidden])")
+    page.wait_for_function("() => /depth \\d+/.test(document.querySelector('#stats').textContent)")
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / "page-live-thinking.png"))  # mid-search: Stop, the figures so far
+    page.wait_for_selector("#analyse:not([disabled])", timeout=SLOW_MS)
+    took = time.monotonic() - t0
+    states = page.evaluate("window.seen")
+    during = [s for s in states if s.split("|")[1]]  # with figures shown: an info or the result
+    assert len(set(during)) >= 4, states  # at least three changes while it thought, then the result
+    assert 1.5 < took < 10
+    assert page.is_hidden("#stop")
+    assert page.locator("#lines li.line").count() == 3
+    assert re.search(r"depth \d+/\d+ · .* nodes · .* nps", page.text_content("#stats"))
+    assert page.locator("#board [data-arrow]").count() >= 1
+    page.screenshot(path=str(ARTIFACTS / "page-live.png"))
+
+
+def test_stop_answers_at_once_with_the_best_line_so_far(open_live):
+    page = open_live()
+    set_fen(page, ITALIAN)
+    start(page, 8, 2)  # 10 s
+    page.wait_for_selector("#stop:not([hidden])")
+    page.wait_for_function("() => /depth \\d+/.test(document.querySelector('#stats').textContent)")
+    time.sleep(0.5)
+    t0 = time.monotonic()
+    page.click("#stop")
+    page.wait_for_selector("#analyse:not([disabled])", timeout=5000)
+    assert time.monotonic() - t0 < 2
+    stats = page.text_content("#stats")
+    seconds = re.search(r"· ([\d.]+) (m?s)$", stats)
+    assert seconds and (seconds.group(2) == "ms" or float(seconds.group(1)) < 5), stats
+    assert page.locator("#lines li.line").count() == 2 and page.is_hidden("#analysis-error")
+
+
+def test_a_refused_request_shows_the_apis_error(open_live):
+    page = open_live()
+    # a FEN the board would not accept cannot be analysed from the page: ask through the page's own module
+    message = page.evaluate("""async () => {
+      const {Live} = await import(document.querySelector('script[type=module]').src.replace('main.js', 'live.js'))
+      const live = Live.fromPage()
+      await live.open()
+      return await live.analyse({fen: 'x', movetime_ms: 100})
+    }""")
+    assert message["ok"] is False and message["status"] == 422 and message["errors"][0]["field"] == "fen"
