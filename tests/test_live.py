@@ -37,11 +37,18 @@ def aws():
     with mock.patch.dict(os.environ, ENV), moto.mock_aws():
         for name in ("AWS_ENDPOINT_URL", "KIBITZ_CACHE_TABLE", "KIBITZ_LIVE_ENDPOINT"):
             os.environ.pop(name, None)
-        boto3.client("dynamodb").create_table(
+        client = boto3.client("dynamodb")
+        client.create_table(
             TableName=TABLE, BillingMode="PAY_PER_REQUEST",
             AttributeDefinitions=[{"AttributeName": "connection_id", "AttributeType": "S"}],
             KeySchema=[{"AttributeName": "connection_id", "KeyType": "HASH"}])
-        yield
+        # The watcher reads through dynamodb_lite (plain HTTP), which moto's in-process mock does not see: here
+        # its calls go to the same operations through boto3 (tests/test_live_server.py runs it against moto's server).
+        from functions.common.dynamodb_lite import DynamoDB
+
+        calls = {"GetItem": client.get_item}
+        with mock.patch.object(DynamoDB, "call", lambda self, operation, params: calls[operation](**params)):
+            yield
 
 
 @pytest.fixture(scope="module")

@@ -16,29 +16,33 @@ consistent GetItem) and sets the search's StopSignal.
 
 A search of request time T stops when stop_at >= T (a stop sent after its analyze, whichever
 invocation ran first), when a newer analyze took the connection (search_at > T), or when the
-connection is gone. boto3's DynamoDB client, from this process's environment (AWS_ENDPOINT_URL: moto).
+connection is gone. Writes go through boto3's DynamoDB client; the watcher's reads, ten a second of
+search, through functions/common/dynamodb_lite.py (a kept-alive connection of its own, a fraction of
+boto3's CPU per call: the search shares the function's vCPU with them). Both read this process's
+environment (AWS_ENDPOINT_URL: moto). KIBITZ_LIVE_POLL_MS: the watcher's interval (default 100).
 """
 
 import os
 import threading
 import time
 
-POLL_S = 0.075  # the watcher's read interval: a stop is seen within ~100 ms (a read takes a few ms)
+POLL_S = int(os.environ.get("KIBITZ_LIVE_POLL_MS", "100")) / 1000  # a stop is seen within ~100 ms + a read
 TTL_S = 24 * 3600
 _clients = {}
 _clients_lock = threading.Lock()
 
 
 def dynamodb():
-    """One boto3 DynamoDB client per process (clients are thread-safe; making one costs ~50 ms)."""
+    """One boto3 DynamoDB client per process and endpoint (clients are thread-safe; making one costs ~50 ms)."""
+    where = (os.environ.get("AWS_ENDPOINT_URL"), os.environ.get("AWS_REGION"))
     with _clients_lock:
-        if "dynamodb" not in _clients:
+        if where not in _clients:
             import boto3
             from botocore.config import Config
 
-            _clients["dynamodb"] = boto3.client("dynamodb", config=Config(
+            _clients[where] = boto3.client("dynamodb", config=Config(
                 connect_timeout=1, read_timeout=1, retries={"max_attempts": 2, "mode": "standard"}))
-        return _clients["dynamodb"]
+        return _clients[where]
 
 
 class Connections:
@@ -80,9 +84,11 @@ class Connections:
             return False
         return True
 
-    def read(self, cid):
-        item = self.client.get_item(TableName=self.table, Key={"connection_id": {"S": cid}},
-                                    ConsistentRead=True).get("Item") or {}
+    def read(self, cid, lite=None):
+        """The connection's item, strongly consistent; lite: a dynamodb_lite.DynamoDB to read it with."""
+        params = {"TableName": self.table, "Key": {"connection_id": {"S": cid}}, "ConsistentRead": True}
+        answer = lite.call("GetItem", params) if lite is not None else self.client.get_item(**params)
+        item = answer.get("Item") or {}
         return {k: (int(v["N"]) if "N" in v else v.get("S", v.get("BOOL"))) for k, v in item.items()}
 
 
@@ -98,7 +104,9 @@ def why_stop(item, request_id, at_ms):
 
 
 class Watcher:
-    """A thread reading the connection's item every POLL_S until closed, calling stop(reason) once."""
+    """A thread that claims the connection for its search (Connections.begin: off the search's path, so the
+    first info does not wait for DynamoDB), then reads the connection's item every POLL_S until closed,
+    calling stop(reason) once."""
 
     def __init__(self, connections, cid, request_id, at_ms, stop, interval_s=POLL_S):
         self.connections, self.cid, self.request_id, self.at_ms = connections, cid, request_id, at_ms
@@ -114,9 +122,27 @@ class Watcher:
         return self
 
     def _run(self):
+        try:
+            claimed = self.connections.begin(self.cid, self.request_id, self.at_ms)
+        except Exception:  # the table failed: the search goes on; a stop may then go unseen until it answers
+            self.errors += 1
+            claimed = True
+        if not claimed:  # a newer analyze on this connection has it already
+            self.reason = "superseded"
+            self.stop(self.reason)
+            return
+        from functions.common.dynamodb_lite import DynamoDB
+
+        lite = DynamoDB(timeout_s=0.5)
+        try:
+            self._poll(lite)
+        finally:
+            lite.close()
+
+    def _poll(self, lite):
         while not self._closed.wait(self.interval_s):
             try:
-                item = self.connections.read(self.cid)
+                item = self.connections.read(self.cid, lite)
                 self.reads += 1
             except Exception:  # a failed read is retried at the next tick; the search's own deadline holds
                 self.errors += 1

@@ -122,3 +122,37 @@ def _with_type(kind, id_, fields):
 
 def encode(message):
     return json.dumps(message, separators=(",", ":")).encode()
+
+
+def schemas():
+    """The stream's messages as JSON Schema (docs/live-messages.schema.json is this, written out): what a
+    client sends (analyze, stop) and what it gets (info, result, error), from the same models as the API's."""
+    from functions.common.models import LineAnswer
+
+    analyze = AnalyzeBody.model_json_schema(ref_template="#/$defs/{model}")
+    answer = AnalysisAnswer.model_json_schema(ref_template="#/$defs/{model}")
+    error = ErrorBody.model_json_schema(ref_template="#/$defs/{model}")
+    defs = {**analyze.pop("$defs", {}), **answer.pop("$defs", {}), **error.pop("$defs", {})}
+    defs["LineAnswer"] = LineAnswer.model_json_schema(ref_template="#/$defs/{model}")
+    defs["LineAnswer"].pop("$defs", None)
+    id_ = {"description": "yours, echoed in every message that answers this one",
+           "anyOf": [{"type": "integer"}, {"type": "string", "maxLength": MAX_ID_CHARS}]}
+    kind = lambda name: {"const": name}  # noqa: E731
+    analyze["properties"] = {"action": kind("analyze"), "id": id_, **analyze["properties"]}
+    analyze["required"] = ["action", *analyze.get("required", [])]
+    info = {"title": "info", "type": "object", "description": "a completed iteration of the search (at most one "
+            "per 100 ms): the answer's fields less " + ", ".join(NOT_IN_INFO),
+            "properties": {"type": kind("info"), "id": id_, **{k: v for k, v in answer["properties"].items()
+                                                               if k not in NOT_IN_INFO}},
+            "required": ["type", *[k for k in answer["required"] if k not in NOT_IN_INFO]]}
+    result = {**answer, "title": "result", "description": "the search's answer: exactly POST /analyze's",
+              "properties": {"type": kind("result"), "id": id_, **answer["properties"]},
+              "required": ["type", *answer["required"]]}
+    err = {**error, "title": "error", "properties": {"type": kind("error"), "id": id_, **error["properties"]},
+           "required": ["type", *error["required"]]}
+    stop = {"title": "stop", "type": "object", "properties": {"action": kind("stop")}, "required": ["action"],
+            "description": "answer the running search's best line now (its result message follows)"}
+    return {"$schema": "https://json-schema.org/draft/2020-12/schema", "title": "Kibitz live analysis stream",
+            "$defs": {**defs, "analyze": {**analyze, "title": "analyze"}, "stop": stop, "info": info,
+                      "result": result, "error": err},
+            "oneOf": [{"$ref": f"#/$defs/{name}"} for name in ("analyze", "stop", "info", "result", "error")]}

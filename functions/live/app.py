@@ -104,9 +104,6 @@ def search(request, cid, request_id, asked_at, stream, context):
     threads = request.threads or default_threads()
     hash_mb = hash_size_mb(budget, threads)
     connections = Connections()
-    if not connections.begin(cid, request_id, asked_at):
-        raise MessageError(409, [{"field": "action", "reason": "a later analyze message on this connection "
-                                                                 "replaced this one"}])
     stop = SearchStop()
     stream.on_gone = stop.request
 
