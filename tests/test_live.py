@@ -344,3 +344,18 @@ def test_every_sample_event_runs_on_its_function(runtimes):
     messages = posted(event["requestContext"]["connectionId"])
     assert [m["type"] for m in messages][-2:] == ["result", "error"]
     assert messages[-1]["errors"][0]["field"] == "fen"
+
+
+# --- the schema in the docs ---------------------------------------------------------------------------
+
+
+def test_the_documented_schema_is_the_models(runtimes):
+    from functions.common.live_messages import schemas
+
+    documented = json.loads((ROOT / "docs/live-messages.schema.json").read_text())
+    assert documented == json.loads(json.dumps(schemas())), \
+        "docs/live-messages.schema.json is stale: write schemas() out again (docs/live.md)"
+    _, messages = analyze(runtimes, {"fen": ITALIAN, "movetime_ms": 300, "multipv": 2, "id": 5})
+    for message in messages:
+        shape = documented["$defs"][message["type"]]
+        assert set(shape["required"]) <= set(message) <= set(shape["properties"]), message["type"]
