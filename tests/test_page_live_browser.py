@@ -138,3 +138,18 @@ def test_a_refused_request_shows_the_apis_error(open_live):
       return await live.analyse({fen: 'x', movetime_ms: 100})
     }""")
     assert message["ok"] is False and message["status"] == 422 and message["errors"][0]["field"] == "fen"
+
+
+def test_the_pages_own_javascript_example_runs(open_live):
+    page = open_live()
+    logs = []
+    page.on("console", lambda m: logs.append(m.text) if m.type == "log" else None)
+    page.click("#live-example summary")
+    code = page.text_content("#live-example pre code")
+    assert "new WebSocket" in code and '"analyze"' in code
+    page.evaluate(f"() => {{\n{code}\n}}")
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline and not any(not re.match(r"\d+ ", line) for line in logs):
+        page.wait_for_timeout(100)
+    infos = [line for line in logs if re.match(r"\d+ ", line)]
+    assert infos and len(logs) > len(infos), logs  # infos ("depth score line"), then the result
