@@ -292,6 +292,7 @@ def main():
         print(f"## the function's own share\n\n{text}\n", flush=True)
         parts.append(text)
     with LiveServed(max(args.at_once, 1), env={"POWERTOOLS_LOG_LEVEL": "INFO", "POWERTOOLS_METRICS_DISABLED": "true",
+                                               "PYTHONUNBUFFERED": "1",  # the functions' log lines, counted as they go
                                                "KIBITZ_HASH_MB": "4"}) as served:
         for name, title, fn in [("first", "first info", lambda: first_info(served)),
                                 ("nps", "nodes/s with and without the stream", lambda: nodes_per_second(served)),

@@ -1,9 +1,11 @@
-"""The page's live analysis in a real browser (issue 33): Debian's chromium, driven by Playwright, against
-`kibitz serve` with its WebSocket route — the eval bar, the lines and the figures change as the search
-deepens, Stop answers at once, a refused request shows the API's error, and the console stays clean
-(tests/test_page_browser.py's checks). A screenshot goes to build/test-artifacts/page-live.png."""
+"""The page's live analysis and game review in a real browser (issue 33): Debian's chromium, driven by
+Playwright, against `kibitz serve` with its WebSocket route and a poller — the eval bar, the lines and the
+figures change as the search deepens, Stop answers at once, a refused request shows the API's error, the
+page's own JavaScript example runs, a known game's review shows its graph and its marked moves, and the
+console stays clean (tests/test_page_browser.py's checks). Screenshots go to build/test-artifacts/."""
 
 import os
+import pathlib
 import re
 import subprocess
 import sys
@@ -21,7 +23,8 @@ __all__ = ["playwright_browser"]  # the fixture, shared
 @pytest.fixture(scope="module")
 def live_server():
     env = {k: v for k, v in os.environ.items() if k != "KIBITZ_LIVE_URL"}
-    proc = subprocess.Popen([sys.executable, "-m", "kibitz.cli", "serve", "--port", "0", "--pollers", "0"],
+    # one poller: the review panel's jobs run on BatchFunction
+    proc = subprocess.Popen([sys.executable, "-m", "kibitz.cli", "serve", "--port", "0", "--pollers", "1"],
                             cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=env)
     try:
         lines = []
@@ -153,3 +156,43 @@ def test_the_pages_own_javascript_example_runs(open_live):
         page.wait_for_timeout(100)
     infos = [line for line in logs if re.match(r"\d+ ", line)]
     assert infos and len(logs) > len(infos), logs  # infos ("depth score line"), then the result
+
+
+TRAP = """[Event "Blackburne Shilling Gambit"]
+[White "Greed"]
+[Black "Trap"]
+[Result "0-1"]
+
+1. e4 e5 2. Nf3 Nc6 3. Bc4 Nd4 4. Nxe5 Qg5 5. Nxf7 Qxg2 6. Rf1 Qxe4+ 7. Be2 Nf3# 0-1
+"""
+
+
+def test_a_review_shows_the_graph_the_accuracy_and_the_marked_moves(open_live):
+    page = open_live()
+    page.fill("#pgn", TRAP)
+    page.click("#load-pgn")
+    page.wait_for_selector("#review-start:not([disabled])")
+    page.click("#review-start")
+    page.wait_for_selector("#review-result:not([hidden])", timeout=120_000)
+    assert page.locator("#review-graph rect.graph-hit").count() == 15  # the start and 14 plies
+    assert "accuracy" in page.text_content("#review-sides")
+    flags = [page.locator("#review-flagged li").nth(i).text_content()
+             for i in range(page.locator("#review-flagged li").count())]
+    blunder = next((f for f in flags if f.startswith("5. Nxf7??")), None)
+    assert blunder and "Bxf7+ was best" in blunder, flags
+    assert page.locator("#review-graph circle.graph-flag.blunder").count() >= 1
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    page.locator("#review-slot").scroll_into_view_if_needed()
+    page.screenshot(path=str(ARTIFACTS / "page-review.png"), full_page=True)
+
+    page.locator("#review-flagged li", has_text="5. Nxf7??").click()  # the position before it, the better move
+    page.wait_for_function("() => document.querySelector('#fen').value.startsWith("
+                           "'r1b1kbnr/pppp1ppp/8/4N1q1/2BnP3/8/PPPP1PPP/RNBQK2R w')")
+    assert page.locator("#board [data-arrow='c4f7']").count() == 1
+    page.locator("#review-graph rect.graph-hit[data-ply='3']").click()  # a click on the graph: that position
+    page.wait_for_function("() => document.querySelector('#fen').value.startsWith("
+                           "'rnbqkbnr/pppp1ppp/8/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R b')")
+    with page.expect_download() as download:
+        page.click("#review-download")
+    annotated = pathlib.Path(download.value.path()).read_text()
+    assert "Nxf7??" in annotated and "[%eval" in annotated and '[Annotator "Kibitz' in annotated

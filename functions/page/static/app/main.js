@@ -10,6 +10,7 @@ import {duration} from "./format.js"
 import {Game} from "./game.js"
 import {Live} from "./live.js"
 import {MoveList} from "./movelist.js"
+import {Review} from "./review.js"
 
 const THINK_TIMES_MS = [100, 200, 300, 500, 1000, 2000, 3000, 5000, 10000]
 const PLAY_STEP_MS = 400 // between the moves of a line played out on the board
@@ -22,6 +23,7 @@ const view = new AnalysisView(playLine)
 const moveList = new MoveList($("movelist"), $("movelist-hint"), $("game-title"), (ply) => goTo(ply))
 const board = new Board($("board"), game, {onMove: moved, onRefused: refused})
 const live = Live.fromPage() // the live stream (live.js), or null: POST /analyze only
+const review = new Review($("review-slot"), game, {goTo: (ply) => goTo(ply), showBest})
 
 let running = null // the AbortController of the analysis under way
 let version = 0 // bumped by every change of position: an answer for an older one is dropped
@@ -41,7 +43,16 @@ function positionChanged({animated = true, note = ""} = {}) {
   $("undo").disabled = game.ply === 0
   $("first").disabled = $("prev").disabled = game.ply === 0
   $("last").disabled = $("next").disabled = game.ply === game.moves.length
+  review.update()
   showStatus(note)
+}
+
+// A reviewed move: the position before it, with the better move's arrow.
+function showBest(ply, uci) {
+  stopPlayback()
+  game.goTo(ply)
+  positionChanged({animated: false, note: uci ? "The better move is drawn" : ""})
+  if (uci) board.showArrows([{uci, best: true}])
 }
 
 function showStatus(note = "", warning = false) {
