@@ -100,7 +100,8 @@ export class Review {
       item.dataset.ply = flag.ply
       item.tabIndex = 0
       item.title = "Show the position before this move, with the better move"
-      item.append(text("span", "flag-move", `${flag.move}${GLYPH[flag.judgement]}`),
+      item.append(text("span", "flag-move", flag.move.endsWith(GLYPH[flag.judgement]) ? flag.move
+        : `${flag.move}${GLYPH[flag.judgement]}`),
         text("span", "flag-best", flag.best ? ` ${flag.best} was best` : ""))
       const open = () => this.openFlag(flag)
       item.addEventListener("click", open)
