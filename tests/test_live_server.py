@@ -169,3 +169,13 @@ def test_errors_raise_live_error_with_the_field(live):
     with LiveClient(live.url) as client, pytest.raises(LiveError) as error:
         client.analyse({"fen": STARTPOS, "multipv": 9})
     assert error.value.status == 422 and error.value.errors[0]["field"] == "multipv"
+
+
+def test_kibitz_analyze_live_prints_the_lines_then_the_answer(live, capsys):
+    from kibitz import cli
+
+    assert cli.main(["analyze", "startpos", "--moves", "e2e4", "--live", "--url", live.url, "--depth", "8",
+                     "--multipv", "2"]) == 0
+    out = capsys.readouterr().out
+    assert "depth " in out and "nodes" in out  # the lines as they deepened (one a line: not a terminal)
+    assert "Best move" in out and "Search    depth 8/" in out
