@@ -29,7 +29,7 @@ from engine.stop_signal import StopSignal
 from functions.common.analysis_cache import analyse_cached
 from functions.common.budget import budget_ms, default_threads, hash_size_mb
 from functions.common.cache_store import CacheStore
-from functions.common.live_connections import Connections, Watcher
+from functions.common.live_connections import Connections, Watcher, dynamodb
 from functions.common.live_messages import (
     MessageError,
     analyze_request,
@@ -43,6 +43,7 @@ from functions.common.models import AnalysisAnswer
 
 logger = Logger()
 cache = CacheStore.from_env()  # None without KIBITZ_CACHE_TABLE
+dynamodb()  # boto3 imported and the table's client made in the init phase (~0.5 s), not at the first message
 
 # The search releases the GIL while it searches, but takes it back between iterations; when the stream's
 # poster holds it then (building an info message in Python: SAN, WDL, ~2 ms), the search waits for
