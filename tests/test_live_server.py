@@ -179,3 +179,15 @@ def test_kibitz_analyze_live_prints_the_lines_then_the_answer(live, capsys):
     out = capsys.readouterr().out
     assert "depth " in out and "nodes" in out  # the lines as they deepened (one a line: not a terminal)
     assert "Best move" in out and "Search    depth 8/" in out
+
+
+def test_an_idle_connection_is_closed_as_api_gateway_closes_it(live, monkeypatch):
+    from websockets.exceptions import ConnectionClosed
+
+    from kibitz import ws_server
+
+    monkeypatch.setattr(ws_server, "IDLE_S", 0.5)  # API Gateway's is 10 minutes
+    with raw(live) as ws:
+        with pytest.raises(ConnectionClosed) as closed:
+            ws.recv(timeout=5)
+    assert closed.value.rcvd.code == 1001
