@@ -288,7 +288,7 @@ def main():
     args = ap.parse_args()
     parts = []
     if "own" in args.only.split(","):
-        text = own_share()
+        text = own_share(n=24)
         print(f"## the function's own share\n\n{text}\n", flush=True)
         parts.append(text)
     with LiveServed(max(args.at_once, 1), env={"POWERTOOLS_LOG_LEVEL": "INFO", "POWERTOOLS_METRICS_DISABLED": "true",
