@@ -185,7 +185,6 @@ def own_share(n=12, movetime_ms=1000, multipv=3):
 
     import engine
     from engine.stop_signal import StopSignal
-    from functions.live.app import SWITCH_INTERVAL_S  # and LiveFunction's switch interval, which importing it sets
 
     fens = positions(n)
     with Sink() as sink, mock.patch.dict(os.environ):  # the sink's environment, for this part only
@@ -193,6 +192,7 @@ def own_share(n=12, movetime_ms=1000, multipv=3):
                           AWS_REGION="us-east-1", AWS_DEFAULT_REGION="us-east-1", KIBITZ_LIVE_TABLE="t")
         from functions.common.live_connections import Connections, Watcher
         from functions.common.live_stream import Poster, Stream
+        from functions.live.app import SWITCH_INTERVAL_S  # and LiveFunction's switch interval, which importing sets
 
         poster = Poster(sink.url + "/live")
 

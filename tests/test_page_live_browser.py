@@ -12,6 +12,7 @@ import sys
 import threading
 import time
 
+import chess
 import pytest
 
 from tests.conftest import ROOT
@@ -179,7 +180,8 @@ def test_a_review_shows_the_graph_the_accuracy_and_the_marked_moves(open_live):
     flags = [page.locator("#review-flagged li").nth(i).text_content()
              for i in range(page.locator("#review-flagged li").count())]
     blunder = next((f for f in flags if f.startswith("5. Nxf7??")), None)
-    assert blunder and "Bxf7+ was best" in blunder and "???" not in blunder, flags
+    assert blunder and blunder.endswith(" was best") and "???" not in blunder, flags
+    best_san = blunder.split()[-3]  # "5. Nxf7?? Bxf7+ was best": the search's move (Bxf7+ when this was written)
     assert page.locator("#review-graph circle.graph-flag.blunder").count() >= 1
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     page.locator("#review-slot").scroll_into_view_if_needed()
@@ -188,7 +190,9 @@ def test_a_review_shows_the_graph_the_accuracy_and_the_marked_moves(open_live):
     page.locator("#review-flagged li", has_text="5. Nxf7??").click()  # the position before it, the better move
     page.wait_for_function("() => document.querySelector('#fen').value.startsWith("
                            "'r1b1kbnr/pppp1ppp/8/4N1q1/2BnP3/8/PPPP1PPP/RNBQK2R w')")
-    assert page.locator("#board [data-arrow='c4f7']").count() == 1
+    before = chess.Board("r1b1kbnr/pppp1ppp/8/4N1q1/2BnP3/8/PPPP1PPP/RNBQK2R w KQkq - 2 5")
+    best = before.parse_san(best_san).uci()
+    assert page.locator(f"#board [data-arrow='{best[:4]}']").count() == 1
     page.locator("#review-graph rect.graph-hit[data-ply='3']").click()  # a click on the graph: that position
     page.wait_for_function("() => document.querySelector('#fen').value.startsWith("
                            "'rnbqkbnr/pppp1ppp/8/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R b')")

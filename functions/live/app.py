@@ -17,6 +17,7 @@ Management API instead of https://{domainName}/{stage}), and AnalyzeFunction's K
 KIBITZ_MAX_MOVETIME_MS, KIBITZ_SAFETY_MARGIN_MS, KIBITZ_CACHE_TABLE.
 """
 
+import os
 import sys
 import threading
 import time
@@ -43,7 +44,8 @@ from functions.common.models import AnalysisAnswer
 
 logger = Logger()
 cache = CacheStore.from_env()  # None without KIBITZ_CACHE_TABLE
-dynamodb()  # boto3 imported and the table's client made in the init phase (~0.5 s), not at the first message
+if os.environ.get("KIBITZ_LIVE_TABLE"):
+    dynamodb()  # boto3 imported and the table's client made in the init phase (~0.5 s), not at the first message
 
 # The search releases the GIL while it searches, but takes it back between iterations; when the stream's
 # poster holds it then (building an info message in Python: SAN, WDL, ~2 ms), the search waits for
