@@ -55,20 +55,29 @@ def invoke(args):
         if services.mode == "embedded":
             print("kibitz: the template's queues and tables are embedded (moto, empty: a job the event names does "
                   "not exist); set KIBITZ_JOBS_TABLE and KIBITZ_JOBS_QUEUE_URL to use AWS", file=sys.stderr)
+    posted = None
     try:
         runtime = FunctionRuntime(functions[args.function])
-        with contextlib.redirect_stdout(sys.stderr):  # the function's logs go to stderr, the answer to stdout
-            response = runtime.invoke(event)
+        with contextlib.ExitStack() as stack:
+            if "KIBITZ_LIVE_TABLE" in _raw_environment(args.function):  # a live function posts to its client
+                from kibitz.ws_server import ManagementRecorder
+
+                posted = stack.enter_context(ManagementRecorder()).posted
+            with contextlib.redirect_stdout(sys.stderr):  # the function's logs go to stderr, the answer to stdout
+                response = runtime.invoke(event)
     finally:
         if services is not None:
             services.stop()
     print(json.dumps(response, indent=2))
+    for cid, message in posted or ():  # what it posted through the Management API, one JSON line each
+        print(json.dumps({"connection_id": cid, "message": message}))
 
 
 def _needs_services(function):
     """A function with an SQS event, or one whose environment names a template resource (a table, a queue)."""
     return bool(function.sqs_events) or any(
-        name in ("KIBITZ_JOBS_TABLE", "KIBITZ_JOBS_QUEUE_URL") for name in _raw_environment(function.name))
+        name in ("KIBITZ_JOBS_TABLE", "KIBITZ_JOBS_QUEUE_URL", "KIBITZ_LIVE_TABLE")
+        for name in _raw_environment(function.name))
 
 
 def _raw_environment(name):

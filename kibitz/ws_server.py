@@ -312,3 +312,44 @@ def throttled(request_id, concurrency):
     reason = f"busy: {concurrency} live analyses are running; try again in a moment"
     return {"type": "error", "status": 429, "message": f"function: {reason}",
             "errors": [{"field": "", "reason": reason}], "request_id": request_id}
+
+
+class ManagementRecorder:
+    """The Management API for `kibitz invoke` of a live function: POST @connections/{id} answered 200 and kept
+    (`posted`: [(connection id, message)]), no WebSocket behind it; KIBITZ_LIVE_ENDPOINT points at it while
+    it runs."""
+
+    def __enter__(self):
+        recorder = self
+        self.posted = []
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def do_POST(self):
+                data = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+                cid = unquote(urlsplit(self.path).path.rpartition("/@connections/")[2])
+                try:
+                    recorder.posted.append((cid, json.loads(data)))
+                except ValueError:
+                    recorder.posted.append((cid, data.decode(errors="replace")))
+                self.send_response(200)
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+
+            def log_message(self, format, *args):
+                pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        self.saved = os.environ.get("KIBITZ_LIVE_ENDPOINT")
+        os.environ["KIBITZ_LIVE_ENDPOINT"] = f"http://127.0.0.1:{self.server.server_address[1]}/{live_events.STAGE}"
+        return self
+
+    def __exit__(self, *exc):
+        self.server.shutdown()
+        self.server.server_close()
+        if self.saved is None:
+            os.environ.pop("KIBITZ_LIVE_ENDPOINT", None)
+        else:
+            os.environ["KIBITZ_LIVE_ENDPOINT"] = self.saved

@@ -191,3 +191,20 @@ def test_an_idle_connection_is_closed_as_api_gateway_closes_it(live, monkeypatch
         with pytest.raises(ConnectionClosed) as closed:
             ws.recv(timeout=5)
     assert closed.value.rcvd.code == 1001
+
+
+def test_kibitz_invoke_runs_a_live_function_and_prints_what_it_posted():
+    import subprocess
+    import sys
+
+    from tests.conftest import ROOT
+
+    proc = subprocess.run([sys.executable, "-m", "kibitz.cli", "invoke", "LiveFunction", "-e",
+                           "events/live-analyze.json"], cwd=ROOT, capture_output=True, text=True, timeout=300,
+                          env={**os.environ, "POWERTOOLS_LOG_LEVEL": "WARNING"})
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    answer, _, rest = proc.stdout.partition("}\n")
+    assert json.loads(answer + "}") == {"statusCode": 200}
+    posted = [json.loads(line) for line in rest.splitlines()]
+    assert posted[-1]["message"]["type"] == "result" and posted[-1]["message"]["id"] == "sample"
+    assert {p["connection_id"] for p in posted} == {"L0SM9cOFvHcCIhw="}
