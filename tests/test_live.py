@@ -359,3 +359,16 @@ def test_the_documented_schema_is_the_models(runtimes):
     for message in messages:
         shape = documented["$defs"][message["type"]]
         assert set(shape["required"]) <= set(message) <= set(shape["properties"]), message["type"]
+
+
+def test_each_search_writes_its_metrics_as_one_emf_line(runtimes, monkeypatch):
+    monkeypatch.delenv("POWERTOOLS_METRICS_DISABLED", raising=False)
+    cid = connect(runtimes)
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        runtimes[0].invoke(live_events.message_event("analyze", cid, DOMAIN, 0, json.dumps(
+            {"action": "analyze", "fen": ITALIAN, "movetime_ms": 300, "cache": "off"})))
+    (line,) = [json.loads(x) for x in out.getvalue().splitlines() if x.startswith('{"_aws"')]
+    names = {m["Name"] for m in line["_aws"]["CloudWatchMetrics"][0]["Metrics"]}
+    assert {"LiveSearches", "Nodes", "NodesPerSecond", "Depth", "LiveInfos", "FirstInfoMs", "LiveStopped"} <= names
+    assert line["LiveSearches"] == 1 and line["LiveInfos"] >= 1 and line["Depth"] >= 1 and line["service"]

@@ -70,6 +70,7 @@ class Stream:
         self.gone = False
         self.infos = 0  # posted
         self.first_info_at = None  # time.monotonic() of the first post
+        self.started_at = time.monotonic()
         self._pending = None
         self._cond = threading.Condition()
         self._closed = False
@@ -110,7 +111,7 @@ class Stream:
                 continue
             self.infos += 1
             if self.first_info_at is None:
-                self.first_info_at = last
+                self.first_info_at = time.monotonic()
 
     def _gone(self):
         self.gone = True

@@ -17,6 +17,7 @@ Management API instead of https://{domainName}/{stage}), and AnalyzeFunction's K
 KIBITZ_MAX_MOVETIME_MS, KIBITZ_SAFETY_MARGIN_MS, KIBITZ_CACHE_TABLE.
 """
 
+import json
 import os
 import sys
 import threading
@@ -137,9 +138,32 @@ def search(request, cid, request_id, asked_at, stream, context):
         stream.close()
     answer = AnalysisAnswer.of(found, budget, hash_mb, threads, cached=outcome.cached)
     delivered = stream.send(result_message(answer, stream.id_))
+    metrics(found, outcome, budget, stream, stop, delivered)
     logger.info("analysed", extra={
         "fen": found.fen, "depth": found.depth, "nodes": found.nodes, "time_ms": found.time_ms, "budget_ms": budget,
         "cache": outcome.event, "threads": threads, "infos": stream.infos, "stopped": stop.reason,
         "watcher_reads": watcher.reads, "watcher_errors": watcher.errors, "delivered": delivered,
         "connection": cid})
     return answer
+
+
+def metrics(found, outcome, budget, stream, stop, delivered):
+    """One CloudWatch EMF line a search (namespace POWERTOOLS_METRICS_NAMESPACE, dimension service), written
+    here rather than by Powertools' Metrics, whose metric set is shared by every instance in a process
+    (`kibitz serve` runs several LiveFunction containers in one)."""
+    if os.environ.get("POWERTOOLS_METRICS_DISABLED", "").lower() == "true":
+        return
+    values = {"LiveSearches": (1, "Count"), "Depth": (found.depth, "Count"), "Budget": (budget, "Milliseconds"),
+              "LiveInfos": (stream.infos, "Count"), "LiveStopped": (int(stop.reason is not None), "Count"),
+              "LiveGone": (int(not delivered), "Count"),
+              "CacheHits" if outcome.cached else "CacheMisses": (1, "Count")}
+    if not outcome.cached:
+        values.update(Nodes=(found.nodes, "Count"), NodesPerSecond=(found.nps, "Count/Second"),
+                      SearchTime=(found.time_ms, "Milliseconds"))
+    if stream.first_info_at is not None:
+        values["FirstInfoMs"] = ((stream.first_info_at - stream.started_at) * 1000, "Milliseconds")
+    service = os.environ.get("POWERTOOLS_SERVICE_NAME", "kibitz")
+    print(json.dumps({"_aws": {"Timestamp": int(time.time() * 1000), "CloudWatchMetrics": [{
+        "Namespace": os.environ.get("POWERTOOLS_METRICS_NAMESPACE", "Kibitz"), "Dimensions": [["service"]],
+        "Metrics": [{"Name": name, "Unit": unit} for name, (_, unit) in values.items()]}]},
+        "service": service, **{name: value for name, (value, _) in values.items()}}, separators=(",", ":")))
