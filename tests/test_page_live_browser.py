@@ -21,22 +21,29 @@ from tests.test_page_browser import ARTIFACTS, DESKTOP, ITALIAN, SLOW_MS, Watche
 __all__ = ["playwright_browser"]  # the fixture, shared
 
 
+def serve(*extra):
+    """`kibitz serve` with its WebSocket route: ((http origin, ws url), the process)."""
+    env = {k: v for k, v in os.environ.items() if k != "KIBITZ_LIVE_URL"}
+    proc = subprocess.Popen([sys.executable, "-m", "kibitz.cli", "serve", "--port", "0", *extra],
+                            cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=env)
+    lines = []
+    while not any(line.lstrip().startswith("WS ") for line in lines):
+        line = proc.stderr.readline()
+        if not line:
+            proc.wait(10)
+            raise AssertionError("".join(lines))
+        lines.append(line)
+    threading.Thread(target=proc.stderr.read, daemon=True).start()
+    http = re.search(r"http://127\.0\.0\.1:\d+", lines[0]).group(0)
+    ws = re.search(r"ws://127\.0\.0\.1:\d+/live", "".join(lines)).group(0)
+    return (http, ws), proc
+
+
 @pytest.fixture(scope="module")
 def live_server():
-    env = {k: v for k, v in os.environ.items() if k != "KIBITZ_LIVE_URL"}
-    # one poller: the review panel's jobs run on BatchFunction
-    proc = subprocess.Popen([sys.executable, "-m", "kibitz.cli", "serve", "--port", "0", "--pollers", "1"],
-                            cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=env)
+    addresses, proc = serve("--pollers", "1")  # one poller: the review panel's jobs run on BatchFunction
     try:
-        lines = []
-        while not any(line.lstrip().startswith("WS ") for line in lines):
-            line = proc.stderr.readline()
-            assert line, "".join(lines)
-            lines.append(line)
-        threading.Thread(target=proc.stderr.read, daemon=True).start()
-        http = re.search(r"http://127\.0\.0\.1:\d+", lines[0]).group(0)
-        ws = re.search(r"ws://127\.0\.0\.1:\d+/live", "".join(lines)).group(0)
-        yield http, ws
+        yield addresses
     finally:
         proc.terminate()
         proc.wait(timeout=10)
@@ -47,13 +54,13 @@ def open_live(playwright_browser, live_server):
     origin, _ = live_server
     opened = []
 
-    def open_():
+    def open_(origin=origin, path="/"):
         page = playwright_browser.new_page()
         page.set_viewport_size(DESKTOP)
         page.set_default_timeout(SLOW_MS)
         watched = Watched(page, origin)
         opened.append(watched)
-        page.goto(origin + "/")
+        page.goto(origin + path)
         page.wait_for_selector("html[data-ready=true]")
         return page
 
@@ -200,3 +207,20 @@ def test_a_review_shows_the_graph_the_accuracy_and_the_marked_moves(open_live):
         page.click("#review-download")
     annotated = pathlib.Path(download.value.path()).read_text()
     assert "Nxf7??" in annotated and "[%eval" in annotated and '[Annotator "Kibitz' in annotated
+
+
+def test_where_a_key_is_required_the_page_passes_its_own_on(open_live):
+    """A browser cannot set headers on a WebSocket: the page's ?key= goes into the stream's query string,
+    where $connect's authorizer checks it (`kibitz serve --live-key`, as ApiKeyRequired=true on AWS)."""
+    (origin, ws), proc = serve("--pollers", "0", "--live-key", "s3cret")
+    try:
+        page = open_live(origin, "/?key=s3cret")
+        assert page.get_attribute("meta[name=kibitz-live]", "content") == ws
+        set_fen(page, ITALIAN)
+        start(page, 1, 1)
+        page.wait_for_selector("#stop:not([hidden])")  # the stream opened: the key was accepted
+        page.wait_for_selector("#analyse:not([disabled])")
+        assert page.is_hidden("#analysis-error") and page.locator("#lines li.line").count() == 1
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
