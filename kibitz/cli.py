@@ -47,7 +47,10 @@ def invoke(args):
     else:
         event = {}
     services = None
-    if _needs_services(functions[args.function]):
+    from kibitz.ws_server import is_live_function
+
+    live = is_live_function(args.template, args.function)  # its connections table; it posts to its client
+    if _needs_services(functions[args.function]) or live:
         from kibitz.services import Services
 
         services = Services(args.template, pollers=0, quiet=True).start()
@@ -59,7 +62,7 @@ def invoke(args):
     try:
         runtime = FunctionRuntime(functions[args.function])
         with contextlib.ExitStack() as stack:
-            if "KIBITZ_LIVE_TABLE" in _raw_environment(args.function):  # a live function posts to its client
+            if live:
                 from kibitz.ws_server import ManagementRecorder
 
                 posted = stack.enter_context(ManagementRecorder()).posted
@@ -76,8 +79,7 @@ def invoke(args):
 def _needs_services(function):
     """A function with an SQS event, or one whose environment names a template resource (a table, a queue)."""
     return bool(function.sqs_events) or any(
-        name in ("KIBITZ_JOBS_TABLE", "KIBITZ_JOBS_QUEUE_URL", "KIBITZ_LIVE_TABLE")
-        for name in _raw_environment(function.name))
+        name in ("KIBITZ_JOBS_TABLE", "KIBITZ_JOBS_QUEUE_URL") for name in _raw_environment(function.name))
 
 
 def _raw_environment(name):

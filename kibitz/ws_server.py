@@ -314,6 +314,15 @@ def throttled(request_id, concurrency):
             "errors": [{"field": "", "reason": reason}], "request_id": request_id}
 
 
+def is_live_function(template_path, name):
+    """Whether the template's function `name` is one of the live stream's (it names the connections table)."""
+    from kibitz.template import _document
+
+    doc, _ = _document(template_path)
+    props = (doc.get("Resources") or {}).get(name, {}).get("Properties") or {}
+    return "KIBITZ_LIVE_TABLE" in ((props.get("Environment") or {}).get("Variables") or {})
+
+
 class ManagementRecorder:
     """The Management API for `kibitz invoke` of a live function: POST @connections/{id} answered 200 and kept
     (`posted`: [(connection id, message)]), no WebSocket behind it; KIBITZ_LIVE_ENDPOINT points at it while
