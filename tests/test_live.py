@@ -27,7 +27,7 @@ STARTPOS = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"
 ITALIAN = "r1bqkbnr/pppp1ppp/2n5/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R b KQkq - 3 3"
 ENV = {"AWS_ACCESS_KEY_ID": "testing", "AWS_SECRET_ACCESS_KEY": "testing", "AWS_SESSION_TOKEN": "testing",
        "AWS_DEFAULT_REGION": "us-east-1", "AWS_REGION": "us-east-1", "KIBITZ_LIVE_TABLE": TABLE,
-       "POWERTOOLS_LOG_LEVEL": "WARNING", "KIBITZ_MAX_MOVETIME_MS": "10000"}
+       "KIBITZ_MAX_MOVETIME_MS": "10000"}  # the log level stays: Powertools sets it on the "kibitz" logger all share
 
 
 @pytest.fixture(scope="module")

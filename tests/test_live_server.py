@@ -25,7 +25,7 @@ def services():
     from kibitz.services import Services
 
     saved = dict(os.environ)
-    os.environ.update(POWERTOOLS_LOG_LEVEL="WARNING", POWERTOOLS_METRICS_DISABLED="true")
+    os.environ.update(POWERTOOLS_METRICS_DISABLED="true")  # the log level stays: the "kibitz" logger is shared
     for name in ("KIBITZ_JOBS_TABLE", "KIBITZ_JOBS_QUEUE_URL", "KIBITZ_LIVE_ENDPOINT"):
         os.environ.pop(name, None)
     services = Services(pollers=0, quiet=True).start(pollers=False)
