@@ -120,6 +120,7 @@ class LiveServer:
         self.http_server = ThreadingHTTPServer(("127.0.0.1", 0), self._management_handler())
         self.http_server.daemon_threads = True
         self.endpoint = f"http://127.0.0.1:{self.http_server.server_address[1]}/{live_events.STAGE}"
+        self.saved_env = {name: os.environ.get(name) for name in ("KIBITZ_LIVE_ENDPOINT", "KIBITZ_API_KEY_VALUE")}
         os.environ["KIBITZ_LIVE_ENDPOINT"] = self.endpoint  # LiveFunction's Management API (this process's)
         if self.api_key:
             os.environ.setdefault("KIBITZ_API_KEY_VALUE", self.api_key)
@@ -151,6 +152,11 @@ class LiveServer:
             self.http_server.server_close()
         for thread in self.threads:
             thread.join(5)
+        for name, value in getattr(self, "saved_env", {}).items():  # the process's environment as it was
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
 
     def __enter__(self):
         return self.start()

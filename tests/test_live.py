@@ -51,6 +51,17 @@ def aws():
             yield
 
 
+@pytest.fixture(scope="module", autouse=True)
+def switch_interval():
+    """LiveFunction sets the process's GIL switch interval (functions/live/app.py): put it back for the tests
+    that follow in this process."""
+    import sys
+
+    saved = sys.getswitchinterval()
+    yield
+    sys.setswitchinterval(saved)
+
+
 @pytest.fixture(scope="module")
 def runtimes(aws):
     functions = template.load()

@@ -20,6 +20,16 @@ ITALIAN = "r1bqkbnr/pppp1ppp/2n5/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R b KQkq - 3 3"
 STARTPOS = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"
 
 
+@pytest.fixture(scope="module", autouse=True)
+def switch_interval():
+    """LiveFunction sets the process's GIL switch interval (functions/live/app.py): put it back after."""
+    import sys
+
+    saved = sys.getswitchinterval()
+    yield
+    sys.setswitchinterval(saved)
+
+
 @pytest.fixture(scope="module")
 def services():
     from kibitz.services import Services
