@@ -47,7 +47,10 @@ def invoke(args):
     else:
         event = {}
     services = None
-    if _needs_services(functions[args.function]):
+    from kibitz.ws_server import is_live_function
+
+    live = is_live_function(args.template, args.function)  # its connections table; it posts to its client
+    if _needs_services(functions[args.function]) or live:
         from kibitz.services import Services
 
         services = Services(args.template, pollers=0, quiet=True).start()
@@ -55,14 +58,22 @@ def invoke(args):
         if services.mode == "embedded":
             print("kibitz: the template's queues and tables are embedded (moto, empty: a job the event names does "
                   "not exist); set KIBITZ_JOBS_TABLE and KIBITZ_JOBS_QUEUE_URL to use AWS", file=sys.stderr)
+    posted = None
     try:
         runtime = FunctionRuntime(functions[args.function])
-        with contextlib.redirect_stdout(sys.stderr):  # the function's logs go to stderr, the answer to stdout
-            response = runtime.invoke(event)
+        with contextlib.ExitStack() as stack:
+            if live:
+                from kibitz.ws_server import ManagementRecorder
+
+                posted = stack.enter_context(ManagementRecorder()).posted
+            with contextlib.redirect_stdout(sys.stderr):  # the function's logs go to stderr, the answer to stdout
+                response = runtime.invoke(event)
     finally:
         if services is not None:
             services.stop()
     print(json.dumps(response, indent=2))
+    for cid, message in posted or ():  # what it posted through the Management API, one JSON line each
+        print(json.dumps({"connection_id": cid, "message": message}))
 
 
 def _needs_services(function):
@@ -85,6 +96,12 @@ def add_serve(p):
                         "a crashed batch comes back sooner")
     p.add_argument("--max-receive-count", type=int, metavar="N",
                    help="embedded queues only: deliveries before the dead-letter queue, instead of the template's")
+    p.add_argument("--live-port", type=int, help="the WebSocket route's port (default: --port + 1, else any free one; "
+                                                 "docs/live.md)")
+    p.add_argument("--live-concurrency", type=int, metavar="N",
+                   help="live analyses at once (default: the template's LiveReservedConcurrency)")
+    p.add_argument("--live-key", metavar="KEY", help="require ?key=KEY on the WebSocket route, as a deployment "
+                                                     "with ApiKeyRequired does")
 
 
 def _interrupt(signum, frame):
@@ -101,10 +118,11 @@ def serve(args):
     signal.signal(signal.SIGTERM, _interrupt)  # stop as on Ctrl-C: the pollers and moto go too
     services = Services(args.template, pollers=args.pollers, visibility_timeout_s=args.visibility_timeout,
                       max_receive_count=args.max_receive_count)
-    server = None
+    server = live = None
     try:
         services.start(pollers=False)
         functions = services.functions
+        live = _start_live(functions, args)
         server = make_server(functions, args.host, args.port,
                              minimum_compression_size=compression.minimum_size(args.template))
         host, port = server.server_address[:2]
@@ -112,6 +130,10 @@ def serve(args):
         for name, fn in functions.items():
             for route in fn.routes:
                 print(f"  {route.method:6} http://{host}:{port}{route.path}  -> {name}", file=sys.stderr)
+        if live is not None:
+            print(f"  WS     {live.url}{'?key=...' if live.api_key else ''}  -> LiveFunction (analyze), "
+                  f"LiveControlFunction ($connect, $disconnect, stop, $default); up to {live.concurrency} at once",
+                  file=sys.stderr)
         services.start_pollers()  # after the banner: their output (the function's logs) follows it
         for line in services.describe():
             print(line, file=sys.stderr)
@@ -121,7 +143,24 @@ def serve(args):
     finally:
         if server is not None:
             server.server_close()
+        if live is not None:
+            live.stop()
         services.stop()
+
+
+def _start_live(functions, args):
+    """The WebSocket route (kibitz/ws_server.py), when the template has the live functions; the page learns
+    its address from KIBITZ_LIVE_URL."""
+    import os
+
+    from kibitz.ws_server import LIVE_FUNCTION, LiveServer
+
+    if LIVE_FUNCTION not in functions:
+        return None
+    port = args.live_port if args.live_port is not None else (args.port + 1 if args.port else 0)
+    live = LiveServer(functions, args.host, port, args.live_concurrency, args.live_key).start()
+    os.environ.setdefault("KIBITZ_LIVE_URL", live.url)  # set (even empty: no stream) by the caller: theirs
+    return live
 
 
 # --- analyze --------------------------------------------------------------------------------------
@@ -135,6 +174,9 @@ def add_analyze(p):
     p.add_argument("--nodes", type=int)
     p.add_argument("--multipv", type=int, default=1)
     p.add_argument("--json", action="store_true", help="print the API's JSON answer instead")
+    from kibitz.live_view import add_arguments
+
+    add_arguments(p)  # --live, --url (docs/live.md)
 
 
 def analyze(args):
@@ -145,6 +187,10 @@ def analyze(args):
     for key in ("depth", "nodes"):
         if getattr(args, key) is not None:
             request[key] = getattr(args, key)
+    if getattr(args, "live", False):
+        from kibitz.live_view import analyze_live
+
+        return analyze_live(args, request)
     event = proxy_event("POST", "/analyze", headers={"Content-Type": "application/json"}, body=json.dumps(request))
     runtime = FunctionRuntime(_functions(args)[ANALYZE_FUNCTION])
     with contextlib.redirect_stdout(sys.stderr), _quiet_logs():

@@ -83,8 +83,9 @@ CASES = {
 
 
 def event_files():
-    """AnalyzeFunction's events (jobs-*.json and batch-*.json belong to tests/jobs_cases.py)."""
-    return sorted(p.name for p in EVENTS.glob("*.json") if not p.name.startswith(("jobs-", "batch-")))
+    """AnalyzeFunction's events (jobs-*.json and batch-*.json belong to tests/jobs_cases.py, live-*.json to
+    tests/test_live.py)."""
+    return sorted(p.name for p in EVENTS.glob("*.json") if not p.name.startswith(("jobs-", "batch-", "live-")))
 
 
 def load_event(name):

@@ -75,8 +75,11 @@ def playwright_browser(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def server():
+    # KIBITZ_LIVE_URL empty: a page without the live stream, which analyses by POST /analyze (the stream's
+    # tests are tests/test_page_live_browser.py)
     proc = subprocess.Popen([sys.executable, "-m", "kibitz.cli", "serve", "--port", "0", "--pollers", "0"],
-                            cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+                            cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                            env={**os.environ, "KIBITZ_LIVE_URL": ""})
     try:
         line = proc.stderr.readline()
         m = re.search(r"http://127\.0\.0\.1:(\d+)", line)

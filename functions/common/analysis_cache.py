@@ -43,13 +43,17 @@ class CacheOutcome:
     detail: str | None = None
 
 
-def analyse_cached(fen, moves, limits, budget_ms, hash_mb, store, started_ns=None, threads=1):
-    """(engine.result.Analysis, CacheOutcome). Raises FenError / IllegalMoveError as engine.analyse()."""
+def analyse_cached(fen, moves, limits, budget_ms, hash_mb, store, started_ns=None, threads=1, on_info=None,
+                   stop=None):
+    """(engine.result.Analysis, CacheOutcome). Raises FenError / IllegalMoveError as engine.analyse().
+    on_info, stop: engine.analyse()'s (the live stream, functions/live/app.py). A search that `stop` ended
+    early is kept if deeper, but its depth is not recorded as what its time budget reaches."""
     board = Board.from_moves(fen, moves)
 
     def search():
         return analyse(board=board, movetime_ms=budget_ms, depth=limits.depth, nodes=limits.nodes,
-                       multipv=limits.multipv, hash_mb=hash_mb, started_ns=started_ns, threads=threads)
+                       multipv=limits.multipv, hash_mb=hash_mb, started_ns=started_ns, threads=threads,
+                       on_info=on_info, stop=stop)
 
     mode = getattr(limits, "cache", "on")
     if store is None or mode == "off":
@@ -66,8 +70,9 @@ def analyse_cached(fen, moves, limits, budget_ms, hash_mb, store, started_ns=Non
     if mode == "on" and entry is not None and serves(entry, limits, budget_ms, board.halfmove_clock):
         return to_analysis(entry["analysis"], board), CacheOutcome(True, "hit")
     found = search()
+    stopped = stop is not None and stop.is_set()
     new = updated_entry(entry, found, budget_ms, board.halfmove_clock, refresh=mode == "refresh",
-                        timed=_ended_by_time(found, limits))
+                        timed=_ended_by_time(found, limits) and not stopped)
     if new is None:
         event = "unsafe"  # the search may have seen the fifty-move rule: not for other clocks
     elif new == entry:

@@ -9,7 +9,9 @@ works under a stage prefix (`/Prod/`) as at the root. Compression is API Gateway
 """
 
 import hashlib
+import html
 import json
+import os
 import pathlib
 import re
 
@@ -45,8 +47,9 @@ def version_of(assets):
     return digest.hexdigest()[:12]
 
 
-def render_page(template, assets, prefix):
-    """The page: its template with the asset prefix, module preloads and inline sprites filled in."""
+def render_page(template, assets, prefix, live_url=""):
+    """The page: its template with the asset prefix, module preloads, inline sprites and the live stream's
+    address (KIBITZ_LIVE_URL: the template's LiveUrl, or `kibitz serve`'s; empty: POST /analyze only) filled in."""
     preloads = "\n".join(f'<link rel="modulepreload" href="{prefix}/{path}">'
                          for path in sorted(assets) if path.endswith(".js"))
     sprites = "\n".join(
@@ -54,12 +57,13 @@ def render_page(template, assets, prefix):
         f'{re.sub(r"<[?]xml[^>]*>", "", assets[path].decode())}</div>'
         for element_id, path in INLINE_SPRITES.items())
     return (template.replace("{{preloads}}", preloads).replace("{{sprites}}", sprites)
-            .replace("{{assets}}", prefix))
+            .replace("{{assets}}", prefix).replace("{{live}}", html.escape(live_url, quote=True)))
 
 
 ASSETS = read_assets()
 VERSION = version_of(ASSETS)
-PAGE = render_page((STATIC / PAGE_TEMPLATE).read_text(), ASSETS, f"assets/{VERSION}").encode()
+PAGE = render_page((STATIC / PAGE_TEMPLATE).read_text(), ASSETS, f"assets/{VERSION}",
+                   os.environ.get("KIBITZ_LIVE_URL", "")).encode()
 PAGE_ETAG = f'"{hashlib.sha256(PAGE).hexdigest()[:16]}"'
 
 

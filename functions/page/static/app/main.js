@@ -8,7 +8,9 @@ import {Board} from "./board.js"
 import {EvalBar} from "./evalbar.js"
 import {duration} from "./format.js"
 import {Game} from "./game.js"
+import {Live} from "./live.js"
 import {MoveList} from "./movelist.js"
+import {Review} from "./review.js"
 
 const THINK_TIMES_MS = [100, 200, 300, 500, 1000, 2000, 3000, 5000, 10000]
 const PLAY_STEP_MS = 400 // between the moves of a line played out on the board
@@ -20,6 +22,8 @@ const evalbar = new EvalBar($("evalbar"))
 const view = new AnalysisView(playLine)
 const moveList = new MoveList($("movelist"), $("movelist-hint"), $("game-title"), (ply) => goTo(ply))
 const board = new Board($("board"), game, {onMove: moved, onRefused: refused})
+const live = Live.fromPage() // the live stream (live.js), or null: POST /analyze only
+const review = new Review($("review-slot"), game, {goTo: (ply) => goTo(ply), showBest})
 
 let running = null // the AbortController of the analysis under way
 let version = 0 // bumped by every change of position: an answer for an older one is dropped
@@ -39,7 +43,16 @@ function positionChanged({animated = true, note = ""} = {}) {
   $("undo").disabled = game.ply === 0
   $("first").disabled = $("prev").disabled = game.ply === 0
   $("last").disabled = $("next").disabled = game.ply === game.moves.length
+  review.update()
   showStatus(note)
+}
+
+// A reviewed move: the position before it, with the better move's arrow.
+function showBest(ply, uci) {
+  stopPlayback()
+  game.goTo(ply)
+  positionChanged({animated: false, note: uci ? "The better move is drawn" : ""})
+  if (uci) board.showArrows([{uci, best: true}])
 }
 
 function showStatus(note = "", warning = false) {
@@ -85,8 +98,19 @@ async function runAnalysis() {
   const asked = version
   running = controller
   setAnalysing(true, movetime)
-  const result = await analyse({fen: game.startFen, moves: game.uciMoves(), movetime_ms: movetime, multipv},
-    controller.signal)
+  const request = {fen: game.startFen, moves: game.uciMoves(), movetime_ms: movetime, multipv}
+  let result
+  if (live && await live.open() && running === controller) {
+    // The live stream: each completed iteration redraws the bar, the arrows and the lines; Stop asks for
+    // the answer now. Falls back to POST /analyze when the stream cannot be opened.
+    $("stop").hidden = false
+    result = await live.analyse(request, {
+      signal: controller.signal,
+      onInfo: (info) => { if (running === controller && asked === version) showAnswer(info) },
+    })
+  } else {
+    result = await analyse(request, controller.signal)
+  }
   if (running !== controller) return // cancelled, or another analysis replaced it
   running = null
   setAnalysing(false)
@@ -95,7 +119,11 @@ async function runAnalysis() {
     view.error(result)
     return
   }
-  const answer = result.answer
+  showAnswer(result.answer)
+}
+
+// An answer, or an info message of the live stream (the same fields, less the request's figures).
+function showAnswer(answer) {
   view.show(answer)
   evalbar.show(answer)
   board.showArrows((answer.lines || []).map((line, i) => ({uci: line.pv[0], best: i === 0})))
@@ -113,6 +141,7 @@ function setAnalysing(on, movetime = 0) {
   button.disabled = on
   button.classList.toggle("working", on)
   button.textContent = on ? "Analysing…" : "Analyse"
+  if (!on) $("stop").hidden = true
   if (on) view.busy(movetime)
   else view.idle()
 }
@@ -235,6 +264,7 @@ function wire() {
     event.target.value = ""
   })
   $("movetime").addEventListener("input", showThinkTime)
+  $("stop").addEventListener("click", () => { if (live) live.stop() })
   $("first").addEventListener("click", () => goTo(0))
   $("prev").addEventListener("click", () => step(-1))
   $("next").addEventListener("click", () => step(1))
