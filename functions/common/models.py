@@ -79,6 +79,15 @@ def capped_movetime(value):
     return value
 
 
+Variant = Literal["standard", "chess960"]
+
+
+def variant_field():
+    return Field("standard", description="the rules: standard chess, or Chess960 (castling rights in X-FEN or "
+                                         "Shredder-FEN for any king and rook squares, castling moves written "
+                                         "king-to-rook in UCI: e1h1)")
+
+
 def depth_field():
     return Field(None, ge=1, le=MAX_DEPTH, description="stop after this many plies")
 
@@ -127,6 +136,7 @@ class AnalyzeParams(BaseModel):
 
     fen: str = fen_field()
     moves: list[str] = moves_field()
+    variant: Variant = variant_field()
     movetime_ms: int = movetime_field()
     depth: int | None = depth_field()
     nodes: int | None = nodes_field()
@@ -214,6 +224,7 @@ class EngineInfo(BaseModel):
 
 class AnalysisAnswer(BaseModel):
     fen: str = Field(description="the position analysed (after `moves`)")
+    variant: Variant = Field("standard", description="the rules the position was analysed under")
     side_to_move: Literal["white", "black"]
     game_over: GameOver | None = Field(description="why the game is over in this position; null while it goes on")
     result: Literal["1-0", "0-1", "1/2-1/2"] | None = Field(description="the game's result when it is over")
@@ -275,16 +286,18 @@ class AnalysisAnswer(BaseModel):
         lines = [LineAnswer(multipv=line.multipv, score=score_answer(line.score),
                             score_white=score_answer(line.score.for_white(side)),
                             wdl=wdl_answer(wdl.wdl(line.score, m)), depth=line.depth,
-                            seldepth=line.seldepth, pv=list(line.pv), pv_san=line_san(found.fen, line.pv))
+                            seldepth=line.seldepth, pv=list(line.pv),
+                            pv_san=line_san(found.fen, line.pv, chess960=found.chess960))
                  for line in found.lines]
         pv_san = lines[0].pv_san if lines else []
         if found.ponder and found.pv[1:2] != (found.ponder,):  # the ponder move came from the hash table
-            ponder_san = line_san(found.fen, [found.best_move, found.ponder])[1]
+            ponder_san = line_san(found.fen, [found.best_move, found.ponder], chess960=found.chess960)[1]
         else:
             ponder_san = pv_san[1] if found.ponder else None
         triple = wdl.of_analysis(found)
         return cls(
-            fen=found.fen, side_to_move=side, game_over=found.terminal, result=game_over.result(found.terminal, side),
+            fen=found.fen, variant="chess960" if found.chess960 else "standard", side_to_move=side,
+            game_over=found.terminal, result=game_over.result(found.terminal, side),
             best_move=found.best_move, best_move_san=pv_san[0] if pv_san else None, ponder=found.ponder,
             ponder_san=ponder_san, score=score_answer(found.score),
             score_white=score_answer(found.score.for_white(side)), wdl=wdl_answer(triple),
