@@ -261,3 +261,23 @@ def test_pgn_variant_chess960_read_and_written():
 def test_pgn_other_variants_still_refused():
     with pytest.raises(ValueError):
         list(read_games('[Variant "Atomic"]\n\n1. e4 *'))
+
+
+def test_the_engine_plays_legal_960_games():
+    """Self-play from random starts at a shallow depth: every move the search answers is legal for
+    python-chess (castling among them, king-to-rook)."""
+    from engine import analyse
+
+    rng = random.Random(7)
+    castled = 0
+    for _ in range(4):
+        ref = chess.Board.from_chess960_pos(rng.randrange(960))
+        start, moves = ref.fen(), []
+        while not ref.is_game_over(claim_draw=True) and len(moves) < 60:
+            found = analyse(start, moves, depth=3, chess960=True)
+            move = chess.Move.from_uci(found.best_move)
+            assert move in ref.legal_moves, (ref.fen(), found.best_move)
+            castled += ref.is_castling(move)
+            ref.push(move)
+            moves.append(found.best_move)
+    assert castled >= 1
