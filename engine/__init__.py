@@ -30,6 +30,8 @@ def analyse(*args, **kwargs):
     params: {name: value} overrides of engine/params.py (tuning matches).
     board: an engine.board.Board to analyse instead of fen and moves (the UCI program has one already;
     it is left unchanged).
+    chess960: the position is Chess960's: castling rights in X-FEN or Shredder-FEN for any king and rook
+    squares, castling moves written king-to-rook (e1h1) in `moves` and the answer.
     started_ns: when the caller's clock started (time.monotonic_ns(); default: when this was called).
     The movetime and the clock count from it, so the first call's import of the compiled core comes
     out of the budget instead of overshooting it.

@@ -61,8 +61,8 @@ def write_game(game, evals, review):
     """The annotated PGN text of an engine.pgn.Game, its positions' PositionEvals and its GameReview."""
     result = game.result or "*"
     header = "\n".join(f"[{name} {quote(value)}]" for name, value in tags_of(game.tags, result, review).items())
-    sans = line_san(game.start_fen, game.moves)
-    board = Board(game.start_fen, capacity=len(game.moves) + 64)
+    sans = line_san(game.start_fen, game.moves, chess960=game.chess960)
+    board = Board(game.start_fen, capacity=len(game.moves) + 64, chess960=game.chess960)
     # the start position's eval too, as a comment before the first move: the first move's drop can be
     # read from the PGN alone
     tokens = ["{ " + eval_text(evals[0]) + " }"] if evals and evals[0] is not None else []

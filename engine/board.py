@@ -20,6 +20,9 @@ from engine.layout import (
     NO_SQ,
     PIECE_CHARS,
     ST_CASTLE,
+    ST_CASTLE_KEEP,
+    ST_CASTLE_ROOK,
+    ST_CHESS960,
     ST_EP,
     ST_FULLMOVE,
     ST_HALFMOVE,
@@ -27,7 +30,17 @@ from engine.layout import (
     ST_SIDE,
     U_MOVE,
 )
-from engine.moves import PROMO_CHARS, is_en_passant, move_from, move_to, parse_uci_shape, promotion_type
+from engine.moves import (
+    PROMO_CHARS,
+    castle_rook,
+    is_castling,
+    is_en_passant,
+    move_from,
+    move_to,
+    parse_uci_shape,
+    promotion_type,
+    to_uci,
+)
 
 _core = native.core
 _T = native.TABLES
@@ -44,10 +57,13 @@ class Board:
     """A chess position with its game history (for repetition).
 
     The arrays follow engine.layout: bb, board (mailbox), st (scalars), keys and undo (per ply).
+    chess960: the FEN may give castling rights in X-FEN or Shredder-FEN for any king and rook squares,
+    and castling is written king-to-rook in UCI (e1h1; standard chess writes e1g1).
     """
 
-    def __init__(self, fen=STARTPOS, capacity=512):
-        p = parse_fen(fen)
+    def __init__(self, fen=STARTPOS, capacity=512, chess960=False):
+        p = parse_fen(fen, chess960=chess960)
+        self.chess960 = chess960
         self.bb = np.zeros(N_BB, np.uint64)
         self.board = np.zeros(64, np.int8)
         self.st = np.zeros(N_ST, np.int32)
@@ -62,6 +78,7 @@ class Board:
                 self.bb[BB_ALL] |= bit
         self.st[ST_SIDE] = p.side
         self.st[ST_CASTLE] = p.castling
+        self._set_castling(p)
         self.st[ST_HALFMOVE] = p.halfmove
         self.st[ST_FULLMOVE] = p.fullmove
         # Keep the en-passant square only if a pawn could take there, as make_move does, so keys agree.
@@ -69,10 +86,10 @@ class Board:
         self.keys[0] = _core.key_from_scratch(_T, *self.arrays)
 
     @classmethod
-    def from_moves(cls, fen=STARTPOS, moves=()):
+    def from_moves(cls, fen=STARTPOS, moves=(), chess960=False):
         """The position after UCI `moves` played from `fen`, with them as its history (for repetitions).
         Raises FenError, or IllegalMoveError with the bad move's index."""
-        board = cls(fen, capacity=max(512, len(moves) + 64))
+        board = cls(fen, capacity=max(512, len(moves) + 64), chess960=chess960)
         for i, text in enumerate(moves):
             try:
                 board.push_uci(text)
@@ -88,6 +105,7 @@ class Board:
 
     def copy(self):
         other = Board.__new__(Board)
+        other.chess960 = self.chess960
         other.bb, other.board, other.st = self.bb.copy(), self.board.copy(), self.st.copy()
         other.keys, other.undo = self.keys.copy(), self.undo.copy()
         return other
@@ -128,15 +146,31 @@ class Board:
         n = _core.generate(_T, *self.arrays, buf, 0, kind)
         return [int(m) for m in buf[:n]]
 
-    def fen(self):
-        """FEN, with the en-passant square only when a legal en-passant capture exists (as python-chess)."""
+    @property
+    def castle_rooks(self):
+        """Each castling right's rook square, by right bit (engine.layout.CASTLE_ROOK_DEFAULT in standard chess)."""
+        return tuple(int(x) for x in self.st[ST_CASTLE_ROOK:ST_CASTLE_ROOK + 4])
+
+    def fen(self, shredder=False):
+        """FEN, with the en-passant square only when a legal en-passant capture exists (as python-chess).
+        Castling in X-FEN (standard chess's KQkq in standard positions), or Shredder-FEN (HAha) if asked."""
         ep = int(self.st[ST_EP])
         if ep != NO_SQ and not any(is_en_passant(m) for m in self.legal_moves()):
             ep = -1
         return format_fen(
             [int(x) for x in self.board], self.side, int(self.st[ST_CASTLE]), ep if ep != NO_SQ else -1,
-            self.halfmove_clock, self.fullmove_number,
+            self.halfmove_clock, self.fullmove_number, self.castle_rooks, shredder,
         )
+
+    def uci(self, move):
+        """UCI text of an encoded move. Castling is king-to-rook (e1h1) in Chess960 mode, and for a castling
+        whose king or rook stands off standard chess's squares (python-chess does the same); else the king's
+        two-square move (e1g1)."""
+        if is_castling(move) and (self.chess960 or self.st[ST_CHESS960]):
+            rooks = self.castle_rooks
+            if self.chess960 or move_from(move) not in (4, 60) or castle_rook(move, rooks) & 7 not in (0, 7):
+                return to_uci(move, rooks)
+        return to_uci(move)
 
     # --- moves -------------------------------------------------------------------------------
     def push(self, move):
@@ -159,8 +193,13 @@ class Board:
         if shape is None:
             raise IllegalMoveError(f"{text!r} is not a UCI move (like e2e4 or e7e8q)")
         frm, to, promo = shape
+        rooks = self.castle_rooks
         for m in self.legal_moves():
-            if move_from(m) == frm and move_to(m) == to:
+            if is_castling(m):
+                # king-to-rook (e1h1) always; the king's two-square move (e1g1) where that is how it is written
+                if not promo and frm == move_from(m) and (to == castle_rook(m, rooks) or text == self.uci(m)):
+                    return m
+            elif move_from(m) == frm and move_to(m) == to:
                 p = promotion_type(m)
                 if (PROMO_CHARS[p - 2] if p else "") == promo:
                     return m
@@ -193,6 +232,20 @@ class Board:
         undo = np.zeros((n, N_UNDO), np.int32)
         undo[: len(self.undo)] = self.undo
         self.keys, self.undo = keys, undo
+
+    def _set_castling(self, p):
+        """Each right's rook square, the rights a move from or onto each square keeps, and whether
+        castling needs the general Chess960 path (engine.layout, ST_CASTLE_*)."""
+        self.st[ST_CASTLE_ROOK:ST_CASTLE_ROOK + 4] = p.castle_rooks
+        keep = self.st[ST_CASTLE_KEEP:ST_CASTLE_KEEP + 64]
+        keep[:] = 15
+        for right, rsq in enumerate(p.castle_rooks):
+            keep[rsq] &= ~(1 << right)
+        for color in (0, 1):
+            king = p.pieces.index(6 | (color << 3))
+            ksq = king if p.castling & (3 << 2 * color) else 56 * color + 4
+            keep[ksq] &= ~(3 << 2 * color)
+        self.st[ST_CHESS960] = p.chess960
 
     def _pawn_attacks_ep(self, ep):
         us = self.side

@@ -10,7 +10,8 @@ What is in it, and why:
   - the engine: its version, its bench signature (any change to search or evaluation changes it) and
     the start position's Zobrist key (the history digest below is made of Zobrist keys), so an entry
     another engine wrote is never read;
-  - the pieces, the side to move and the castling rights, as FEN writes them;
+  - the pieces, the side to move and the castling rights, as FEN writes them (X-FEN), and "chess960"
+    for a Chess960 position (its answer writes castling king-to-rook);
   - the en-passant square only when an en-passant capture is legal (as Board.fen() writes it): a
     square no pawn can take on changes no move and no answer;
   - the halfmove clock, from CLOCK_IN_KEY_FROM (50) on. The clock matters to a search only through
@@ -59,6 +60,8 @@ def key(board):
     """The cache key of an engine.board.Board (with its game history)."""
     board_field, side, castling, ep = board.fen().split()[:4]
     parts = [engine_id(), board_field, side, castling, ep]
+    if board.chess960:
+        parts.append("chess960")
     if board.halfmove_clock >= CLOCK_IN_KEY_FROM:
         parts.append(f"h{board.halfmove_clock}")
     history = history_keys(board)

@@ -52,12 +52,12 @@ from engine.params import DEFAULTS, INDEX
 def run(fen=STARTPOS, moves=(), movetime_ms=None, depth=None, nodes=None, multipv=1,
         hash_mb=limits.DEFAULT_HASH_MB, *, wtime=None, btime=None, winc=0, binc=0, movestogo=None,
         infinite=False, stop=None, on_info=None, claim_draws=True, params=None, board=None, started_ns=None,
-        threads=1, game=None):
+        threads=1, game=None, chess960=False):
     """engine.analyse(), which documents the arguments."""
     started = time.monotonic_ns() if started_ns is None else started_ns
     limits.check(movetime_ms, depth, nodes, multipv, hash_mb, wtime, btime, winc, binc, movestogo, infinite, stop,
                  threads)
-    board = board.copy() if board is not None else Board.from_moves(fen, moves)
+    board = board.copy() if board is not None else Board.from_moves(fen, moves, chess960=chess960)
     side = "white" if board.side == 0 else "black"
     reason = game_over.reason(board, claim_draws)
     if reason is not None:
@@ -194,7 +194,7 @@ def _deepen(main, helpers, side, started, budget, tt, depth, nodes, infinite, st
         for d in range(1, max_depth + 1):
             if not main.iterate(d, tt):
                 if ctl[C_ABORTED] and ctl[C_PARTIAL] and ctl[C_MULTIPV] == 1:
-                    result = readout.cut_short(main.S, ctl, d, result)
+                    result = readout.cut_short(main.S, ctl, d, result, main.board)
                 break
             result = readout.iteration(main.board, main.S, ctl, tt, d, started, side)
             if on_info is not None:

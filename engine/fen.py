@@ -11,6 +11,7 @@ from engine.layout import (
     BLACK,
     CASTLE_BK,
     CASTLE_BQ,
+    CASTLE_ROOK_DEFAULT,
     CASTLE_WK,
     CASTLE_WQ,
     EMPTY,
@@ -24,6 +25,7 @@ from engine.layout import (
 )
 
 STARTPOS = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"
+CHESS960_STANDARD = 518  # the Chess960 start position that is standard chess's
 
 FIELDS = ("board", "side", "castling", "en_passant", "halfmove", "fullmove")
 _PIECE_CODES = {c: i for i, c in enumerate(PIECE_CHARS) if c.strip()}
@@ -50,6 +52,12 @@ class ParsedFen:
     ep: int  # en-passant target square as written (validated), or -1
     halfmove: int
     fullmove: int
+    castle_rooks: tuple = CASTLE_ROOK_DEFAULT  # each right's rook square (engine.layout), by right bit
+
+    @property
+    def chess960(self):
+        """Whether some castling right has its king or rook off standard chess's squares."""
+        return is_chess960_castling(self.pieces, self.castling, self.castle_rooks)
 
 
 def square_name(sq):
@@ -62,8 +70,12 @@ def parse_square(text):
     return "abcdefgh".index(text[0]) + 8 * (int(text[1]) - 1)
 
 
-def parse_fen(fen):
-    """Parse and validate a FEN (6 fields, or the first 4 with clocks defaulting to 0 1)."""
+def parse_fen(fen, chess960=False):
+    """Parse and validate a FEN (6 fields, or the first 4 with clocks defaulting to 0 1).
+
+    chess960: castling rights in X-FEN (KQkq: the outermost rook on that wing; a file letter for
+    another one) or Shredder-FEN (the rooks' files, HAha), with king and rooks anywhere on the back
+    rank. Without it only standard chess's KQkq, with king and rooks on their start squares."""
     if not isinstance(fen, str):
         raise FenError("board", f"expected a FEN string, got {type(fen).__name__}")
     parts = fen.split()
@@ -77,18 +89,21 @@ def parse_fen(fen):
         raise FenError("fullmove", f"unexpected text after the fullmove number: {' '.join(parts[6:])!r}")
     pieces = _parse_board(parts[0])
     side = _parse_side(parts[1])
-    castling = _parse_castling(parts[2], pieces)
+    castling, rooks = _parse_castling_960(parts[2], pieces) if chess960 else (_parse_castling(parts[2], pieces),
+                                                                             CASTLE_ROOK_DEFAULT)
     ep = _parse_ep(parts[3], pieces, side)
     halfmove = _parse_clock(parts[4], "halfmove", 0) if len(parts) == 6 else 0
     fullmove = _parse_clock(parts[5], "fullmove", 1) if len(parts) == 6 else 1
     them = side ^ 1
     if _attacked(pieces, pieces.index(KING | (them << 3)), side):
         raise FenError("side", f"{_COLOR_NAMES[them]} is in check but it is {_COLOR_NAMES[side]} to move")
-    return ParsedFen(tuple(pieces), side, castling, ep, halfmove, fullmove)
+    return ParsedFen(tuple(pieces), side, castling, ep, halfmove, fullmove, rooks)
 
 
-def format_fen(pieces, side, castling, ep, halfmove, fullmove):
-    """FEN text for a position; ep is the square to print (or -1)."""
+def format_fen(pieces, side, castling, ep, halfmove, fullmove, castle_rooks=CASTLE_ROOK_DEFAULT, shredder=False):
+    """FEN text for a position; ep is the square to print (or -1). Castling in X-FEN (KQkq, a rook's file
+    letter where the right's rook is not the outermost one on its wing), or with shredder=True in
+    Shredder-FEN (every right as its rook's file: HAha)."""
     ranks = []
     for r in range(7, -1, -1):
         row, gap = "", 0
@@ -102,9 +117,38 @@ def format_fen(pieces, side, castling, ep, halfmove, fullmove):
                 gap = 0
             row += PIECE_CHARS[p]
         ranks.append(row + (str(gap) if gap else ""))
-    rights = "".join(c for c in "KQkq" if castling & _CASTLE_BITS[c]) or "-"
+    rights = format_castling(pieces, castling, castle_rooks, shredder)
     ep_text = square_name(ep) if ep >= 0 else "-"
     return f"{'/'.join(ranks)} {'wb'[side]} {rights} {ep_text} {halfmove} {fullmove}"
+
+
+# Scharnagl's numbering: the knights' places among the five squares left after bishops and queen.
+_KNIGHTS = ((0, 1), (0, 2), (0, 3), (0, 4), (1, 2), (1, 3), (1, 4), (2, 3), (2, 4), (3, 4))
+
+
+def chess960_fen(number=None):
+    """The FEN of Chess960 start position `number` (0-959, Scharnagl's numbering: 518 is standard chess's
+    start), or of a random one if number is None. Castling as X-FEN writes it: KQkq."""
+    if number is None:
+        import random
+
+        number = random.randrange(960)
+    if not isinstance(number, int) or isinstance(number, bool) or not 0 <= number < 960:
+        raise ValueError(f"a Chess960 start position is numbered 0 to 959, not {number!r}")
+    rank = [""] * 8
+    n, light = divmod(number, 4)
+    rank[2 * light + 1] = "B"
+    n, dark = divmod(n, 4)
+    rank[2 * dark] = "B"
+    n, queen = divmod(n, 6)
+    rank[[f for f in range(8) if not rank[f]][queen]] = "Q"
+    empty = [f for f in range(8) if not rank[f]]
+    for i in _KNIGHTS[n]:
+        rank[empty[i]] = "N"
+    for f, piece in zip([f for f in range(8) if not rank[f]], "RKR", strict=True):
+        rank[f] = piece
+    white = "".join(rank)
+    return f"{white.lower()}/pppppppp/8/8/8/8/PPPPPPPP/{white} w KQkq - 0 1"
 
 
 def _parse_board(text):
@@ -158,18 +202,97 @@ def _parse_castling(text, pieces):
     rights = 0
     for c in text:
         if c not in _CASTLE_BITS:
-            raise FenError("castling", f"bad character {c!r} in {text!r}; use '-' or letters from KQkq")
+            hint = " (rook files are Chess960's X-FEN/Shredder-FEN)" if c in "ABCDEFGHabcdefgh" else ""
+            raise FenError("castling", f"bad character {c!r} in {text!r}; use '-' or letters from KQkq{hint}")
         if rights & _CASTLE_BITS[c]:
             raise FenError("castling", f"{c!r} appears twice in {text!r}")
         color, ksq, rsq = _CASTLE_SQUARES[c]
         name = _COLOR_NAMES[color]
         wing = "king" if c in "Kk" else "queen"
         if pieces[ksq] != KING | (color << 3):
-            raise FenError("castling", f"{c!r} needs the {name} king on {square_name(ksq)}")
+            raise FenError("castling", f"{c!r} needs the {name} king on {square_name(ksq)} (elsewhere: Chess960)")
         if pieces[rsq] != ROOK | (color << 3):
-            raise FenError("castling", f"{c!r} needs a {name} rook on {square_name(rsq)} for {wing}-side castling")
+            raise FenError("castling", f"{c!r} needs a {name} rook on {square_name(rsq)} for {wing}-side castling "
+                                       "(elsewhere: Chess960)")
         rights |= _CASTLE_BITS[c]
     return rights
+
+
+def format_castling(pieces, castling, castle_rooks=CASTLE_ROOK_DEFAULT, shredder=False):
+    """The castling field: X-FEN, or Shredder-FEN if asked (see format_fen)."""
+    text = ""
+    for right, c in enumerate("KQkq"):
+        if not castling & (1 << right):
+            continue
+        rsq = castle_rooks[right]
+        letter = "ABCDEFGH"[rsq & 7] if c.isupper() else "abcdefgh"[rsq & 7]
+        if shredder or _outermost_rook(pieces, right) != rsq:
+            text += letter
+        else:
+            text += c
+    return text or "-"
+
+
+def is_chess960_castling(pieces, castling, castle_rooks):
+    """Whether a held right's king or rook is off standard chess's squares (e1/e8, a and h files)."""
+    for right in range(4):
+        if castling & (1 << right):
+            king = KING | ((right >> 1) << 3)
+            if castle_rooks[right] != CASTLE_ROOK_DEFAULT[right] or pieces[56 * (right >> 1) + 4] != king:
+                return True
+    return False
+
+
+def _outermost_rook(pieces, right):
+    """The square of the rook farthest from its king on the right's wing of the back rank, or None."""
+    color = right >> 1
+    back = 56 * color
+    rook = ROOK | (color << 3)
+    king = KING | (color << 3)
+    files = range(7, -1, -1) if right & 1 == 0 else range(8)
+    for f in files:
+        if pieces[back + f] == king:
+            return None
+        if pieces[back + f] == rook:
+            return back + f
+    return None
+
+
+def _parse_castling_960(text, pieces):
+    """X-FEN or Shredder-FEN castling field -> (rights bits, each right's rook square)."""
+    rooks = list(CASTLE_ROOK_DEFAULT)
+    if text == "-":
+        return 0, tuple(rooks)
+    rights = 0
+    for c in text:
+        if c not in "KQkqABCDEFGHabcdefgh":
+            raise FenError("castling", f"bad character {c!r} in {text!r}; use '-', letters from KQkq or rook files "
+                                       "(A-H, a-h)")
+        color = WHITE if c.isupper() else BLACK
+        name = _COLOR_NAMES[color]
+        back = 56 * color
+        king = KING | (color << 3)
+        kfiles = [f for f in range(8) if pieces[back + f] == king]
+        if not kfiles:
+            raise FenError("castling", f"{c!r} needs the {name} king on its back rank")
+        kfile = kfiles[0]
+        if c in "KQkq":
+            wing = 0 if c in "Kk" else 1
+            rsq = _outermost_rook(pieces, 2 * color + wing)
+            if rsq is None:
+                raise FenError("castling", f"{c!r} needs a {name} rook on the {('king', 'queen')[wing]} side of "
+                                           f"its king on rank {color * 7 + 1}")
+        else:
+            rsq = back + "abcdefgh".index(c.lower())
+            if pieces[rsq] != ROOK | (color << 3):
+                raise FenError("castling", f"{c!r} needs a {name} rook on {square_name(rsq)}")
+            wing = 0 if rsq & 7 > kfile else 1
+        right = 2 * color + wing
+        if rights & (1 << right):
+            raise FenError("castling", f"{text!r} gives {name} two {('king', 'queen')[wing]}-side rights")
+        rights |= 1 << right
+        rooks[right] = rsq
+    return rights, tuple(rooks)
 
 
 def _parse_ep(text, pieces, side):

@@ -19,6 +19,9 @@ PIECE_CHARS = " PNBRQK  pnbrqk "  # indexed by piece code
 
 # --- castling rights (bits of st[ST_CASTLE]) -----------------------------------------------------
 CASTLE_WK, CASTLE_WQ, CASTLE_BK, CASTLE_BQ = 1, 2, 4, 8
+# Right i (bit 1 << i) belongs to colour i >> 1 and wing i & 1 (0 king side, 1 queen side). Its rook's
+# start square is st[ST_CASTLE_ROOK + i]; standard chess's a1/h1/a8/h8 unless the game is Chess960.
+CASTLE_ROOK_DEFAULT = (7, 0, 63, 56)
 
 # --- bitboards: bb[type] for both colours, bb[BB_COLOR + colour], bb[BB_ALL] --------------------
 BB_ALL = 0
@@ -32,7 +35,11 @@ ST_EP = 2  # en-passant target square, or NO_SQ; set only when a capture there i
 ST_HALFMOVE = 3  # plies since the last capture or pawn move
 ST_FULLMOVE = 4
 ST_PLY = 5  # index of the current position in keys[] / undo[] (moves made since the game array began)
-N_ST = 16
+ST_CASTLE_ROOK = 6  # [4] each castling right's rook start square (constant through a game)
+ST_CHESS960 = 10  # 1 when some right's king or rook does not stand on standard chess's square: castling
+#                  then takes the general (slower) path; 0 keeps standard chess's fast one
+ST_CASTLE_KEEP = 16  # [64] the rights that survive a move from or onto each square (king and rook squares)
+N_ST = ST_CASTLE_KEEP + 64
 
 # --- undo stack: undo[ply, ...] describes the move played from position `ply` ------------------
 U_MOVE = 0
@@ -43,6 +50,9 @@ U_HALFMOVE = 4
 N_UNDO = 8
 
 # --- moves (int32): from | to << 6 | flag << 12 ----------------------------------------------
+# Castling is the king's move to its destination (g1/c1/g8/c8) with F_KING_CASTLE or F_QUEEN_CASTLE, in
+# Chess960 too (from may equal to there); the rook comes from st[ST_CASTLE_ROOK + right] and goes to the
+# f or d file. UCI text (engine/moves.py) writes Chess960 castling king-to-rook (b1a1).
 # Flags follow the chessprogramming-wiki encoding: bit 2 (4) = capture, bit 3 (8) = promotion,
 # the low two bits of a promotion flag give the piece (knight, bishop, rook, queen).
 F_QUIET = 0
@@ -78,7 +88,9 @@ T_ZOBRIST_SIDE = T_ZOBRIST_EP + 8  # [1] black to move
 T_SLIDER = T_ZOBRIST_SIDE + 8  # sliding attack tables start here
 ROOK_TABLE_SIZE = 102400
 BISHOP_TABLE_SIZE = 5248
-T_SIZE = T_SLIDER + ROOK_TABLE_SIZE + BISHOP_TABLE_SIZE
+T_ZOBRIST_CASTLE_FILE = T_SLIDER + ROOK_TABLE_SIZE + BISHOP_TABLE_SIZE  # [4 right][8 file] a held
+#                  right's rook file (Chess960); 0 for the standard file, so standard keys are unchanged
+T_SIZE = T_ZOBRIST_CASTLE_FILE + 32
 
 # --- limits ---------------------------------------------------------------------------------------
 MAX_PLY = 128  # deepest search line

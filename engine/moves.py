@@ -1,7 +1,7 @@
 """Move encoding helpers for Python code (the compiled core has its own in engine/core/position.py)."""
 
 from engine.fen import parse_square, square_name
-from engine.layout import F_EP_CAPTURE, F_PROMO
+from engine.layout import F_EP_CAPTURE, F_KING_CASTLE, F_PROMO, F_QUEEN_CASTLE
 
 PROMO_CHARS = "nbrq"
 
@@ -22,17 +22,30 @@ def is_en_passant(m):
     return move_flag(m) == F_EP_CAPTURE
 
 
+def is_castling(m):
+    return move_flag(m) in (F_KING_CASTLE, F_QUEEN_CASTLE)
+
+
+def castle_rook(m, castle_rooks):
+    """The rook square of castling move m, given the position's rook square for each right."""
+    return castle_rooks[2 * (move_from(m) >= 56) + move_flag(m) - F_KING_CASTLE]
+
+
 def promotion_type(m):
     """Piece type promoted to (KNIGHT..QUEEN), or 0."""
     f = move_flag(m)
     return 2 + (f & 3) if f & F_PROMO else 0
 
 
-def to_uci(m):
-    """UCI text of an encoded move; castling is the king's two-square move (e1g1)."""
+def to_uci(m, castle_rooks=None):
+    """UCI text of an encoded move; castling is the king's two-square move (e1g1), or king-to-rook (e1h1,
+    Chess960's way) if the position's rook square for each right is given (Board.castle_rooks)."""
     if m == 0:
         return "0000"
-    text = square_name(move_from(m)) + square_name(move_to(m))
+    to = move_to(m)
+    if castle_rooks is not None and is_castling(m):
+        to = castle_rook(m, castle_rooks)
+    text = square_name(move_from(m)) + square_name(to)
     f = move_flag(m)
     if f & F_PROMO:
         text += PROMO_CHARS[f & 3]

@@ -10,7 +10,8 @@ movetext with move numbers, `{comments}`, `; comments`, `%` escape lines, `(vari
 nested), NAGs (`$14`) and suffix annotations (`!?`), results (`1-0`, `0-1`, `1/2-1/2`, `*`), and
 `[SetUp "1"] [FEN "..."]` starting positions. SAN is matched against the engine's legal moves
 (engine.san.parse_san), so a move that is illegal or ambiguous is an error naming the game and the
-move. Chess960 and other variants are refused.
+move. Chess960 is read from `[Variant "Chess960"]` (its FEN in X-FEN or Shredder-FEN, castling as
+O-O/O-O-O, the moves in UCI king-to-rook: e1h1) and written by write_game; other variants are refused.
 
 python-chess reads PGN too, but it is GPL-licensed: it is this project's test oracle only and must
 never be imported by runtime code.
@@ -22,6 +23,9 @@ import re
 from engine.fen import STARTPOS
 
 MAX_GAME_PLIES = 1000
+STANDARD_VARIANTS = ("standard", "chess", "normal", "")
+CHESS960_VARIANTS = ("chess960", "chess 960", "960", "fischerandom", "fischer random", "fischer random chess",
+                     "fischerrandom")
 
 
 class PgnError(ValueError):
@@ -39,6 +43,7 @@ class Game:
     start_fen: str
     moves: list  # UCI, the main line
     result: str | None
+    chess960: bool = False  # [Variant "Chess960"]: castling in the moves is king-to-rook (e1h1)
 
 
 _TOKEN = re.compile(r"""
@@ -113,15 +118,15 @@ def read_games(text, max_plies=MAX_GAME_PLIES):
 def _replay(number, tags, tokens, result, max_plies):
     from engine.board import Board
     from engine.fen import FenError
-    from engine.moves import to_uci
     from engine.san import SanError, parse_san
 
-    variant = tags.get("Variant", "standard").lower()
-    if variant not in ("standard", "chess", "normal", ""):
-        raise PgnError(number, f"variant {tags['Variant']!r} is not supported (standard chess only)")
+    variant = tags.get("Variant", "standard").strip().lower()
+    if variant not in STANDARD_VARIANTS + CHESS960_VARIANTS:
+        raise PgnError(number, f"variant {tags['Variant']!r} is not supported (standard chess and Chess960 only)")
+    chess960 = variant in CHESS960_VARIANTS
     fen = tags.get("FEN", STARTPOS) if tags.get("SetUp", "1" if "FEN" in tags else "0") == "1" else STARTPOS
     try:
-        board = Board(fen, capacity=max(512, len(tokens) + 64))
+        board = Board(fen, capacity=max(512, len(tokens) + 64), chess960=chess960)
     except FenError as e:
         raise PgnError(number, f"[FEN] tag: {e}") from e
     fen = board.fen()
@@ -133,9 +138,9 @@ def _replay(number, tags, tokens, result, max_plies):
             move = parse_san(board, token)
         except SanError as e:
             raise PgnError(number, f"move {move_label(fen, ply, token)}: {e}") from None
-        moves.append(to_uci(move))
+        moves.append(board.uci(move))
         board.push(move)
-    return Game(number=number, tags=tags, start_fen=fen, moves=moves, result=result)
+    return Game(number=number, tags=tags, start_fen=fen, moves=moves, result=result, chess960=chess960)
 
 
 def move_number(fen, ply):
@@ -156,3 +161,27 @@ def movetext(fen, sans):
     when Black moves first."""
     return " ".join(move_label(fen, ply, san) if ply == 0 or not move_number(fen, ply)[1] else san
                     for ply, san in enumerate(sans))
+
+
+def write_game(start_fen=STARTPOS, moves=(), tags=None, result="*", chess960=False):
+    """PGN text of a game: its tags (the seven-tag roster first, "?" where missing), `[Variant "Chess960"]`
+    for Chess960, `[SetUp "1"] [FEN ...]` when it does not start from standard chess's start position,
+    and the UCI `moves` (king-to-rook castling in Chess960) as numbered SAN."""
+    from engine.board import Board
+    from engine.epd import quote
+    from engine.san import line_san
+
+    board = Board(start_fen, chess960=chess960)
+    fen = board.fen()
+    out = {name: "?" for name in ("Event", "Site", "Date", "Round", "White", "Black")}
+    out["Date"] = "????.??.??"
+    out.update(tags or {})
+    out["Result"] = result
+    if chess960:
+        out["Variant"] = "Chess960"
+    if fen != STARTPOS or chess960:
+        out["SetUp"] = "1"
+        out["FEN"] = fen
+    header = "\n".join(f"[{name} {quote(value)}]" for name, value in out.items())
+    text = movetext(fen, line_san(board, moves))
+    return header + "\n\n" + (text + " " if text else "") + result + "\n"

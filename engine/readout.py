@@ -52,7 +52,7 @@ def game_over(board, side, reason, started):
     value = Score(mate=0) if reason == "checkmate" else Score(cp=0)
     return Analysis(fen=board.fen(), side_to_move=side, best_move=None, ponder=None, score=value, depth=0,
                     seldepth=0, nodes=0, time_ms=ms_since(started), nps=0, hashfull=0, pv=(), lines=(),
-                    terminal=reason, backend=native.BACKEND)
+                    terminal=reason, backend=native.BACKEND, chess960=board.chess960)
 
 
 def iteration(board, S, ctl, tt, depth, started, side):
@@ -60,7 +60,7 @@ def iteration(board, S, ctl, tt, depth, started, side):
     lines = []
     for k in range(int(ctl[C_LINES])):
         n = int(S[S_LINE_LEN + k])
-        pv = tuple(to_uci(int(m)) for m in S[S_LINE_PV + k * PLY_ROWS:S_LINE_PV + k * PLY_ROWS + n])
+        pv = tuple(board.uci(int(m)) for m in S[S_LINE_PV + k * PLY_ROWS:S_LINE_PV + k * PLY_ROWS + n])
         lines.append(Line(multipv=k + 1, score=score(int(S[S_LINE_SCORE + k])), pv=pv, depth=depth,
                           seldepth=int(S[S_LINE_SELDEPTH + k])))
     best = lines[0]
@@ -71,14 +71,16 @@ def iteration(board, S, ctl, tt, depth, started, side):
         score=best.score, depth=depth, seldepth=best.seldepth, nodes=nodes, time_ms=ms,
         nps=nodes * 1000 // max(ms, 1), hashfull=int(native.core.hashfull(tt, int(ctl[C_TT_EPOCH]))), pv=best.pv,
         lines=tuple(lines),
-        backend=native.BACKEND,
+        backend=native.BACKEND, chess960=board.chess960,
     )
 
 
-def cut_short(S, ctl, depth, last):
-    """The cut-short iteration's best move so far: fully searched at `depth`, so at least as sound as `last`."""
+def cut_short(S, ctl, depth, last, board=None):
+    """The cut-short iteration's best move so far: fully searched at `depth`, so at least as sound as `last`.
+    board: the root position, for how castling is written (Chess960)."""
     n = int(S[S_PV_LEN])
-    pv = tuple(to_uci(int(m)) for m in S[S_PV:S_PV + n])
+    uci = board.uci if board is not None else to_uci
+    pv = tuple(uci(int(m)) for m in S[S_PV:S_PV + n])
     if pv[0] == last.best_move:
         return last  # same move: keep the complete line of the previous iteration
     value = score(int(S[S_ROOT_SCORE]))
@@ -102,5 +104,5 @@ def _ponder_from_tt(board, best_move, tt, ctl):
                                     np.uint64(int(ctl[C_TT_SALT]) & 0xFFFFFFFFFFFFFFFF), int(ctl[C_TT_AGES])))
     m = data & 0xFFFF
     if data and m in b.legal_moves():
-        return to_uci(m)
+        return b.uci(m)
     return None

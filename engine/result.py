@@ -50,3 +50,4 @@ class Analysis:
     lines: tuple = field(default_factory=tuple)  # Line per multipv, best first
     terminal: str | None = None  # why the game is over (engine.game_over.REASONS); None while it goes on
     backend: str = ""  # "aot" or "jit"
+    chess960: bool = False  # a Chess960 position: castling in the moves is king-to-rook (e1h1)

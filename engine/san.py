@@ -6,7 +6,7 @@ import re
 from engine.board import Board
 from engine.fen import parse_square, square_name
 from engine.layout import F_CAPTURE, F_KING_CASTLE, F_QUEEN_CASTLE, PAWN, PIECE_CHARS
-from engine.moves import move_flag, move_from, move_to, promotion_type, to_uci
+from engine.moves import is_castling, move_flag, move_from, move_to, promotion_type
 
 _SAN = re.compile(r"^(?P<piece>[NBRQK])?(?P<file>[a-h])?(?P<rank>[1-8])?(?P<capture>x)?(?P<to>[a-h][1-8])"
                   r"(?:=?(?P<promo>[NBRQ]))?(?P<check>[+#])?$")
@@ -36,7 +36,8 @@ def san(board, move):
         else:
             text = PIECE_CHARS[piece]
             rivals = [m for m in board.legal_moves()
-                      if m != move and move_to(m) == to and board.piece_at(move_from(m)) & 7 == piece]
+                      if m != move and move_to(m) == to and board.piece_at(move_from(m)) & 7 == piece
+                      and not is_castling(m)]  # Chess960: castling may share the king's destination
             if rivals:
                 same_file = any(move_from(m) & 7 == frm & 7 for m in rivals)
                 same_rank = any(move_from(m) >> 3 == frm >> 3 for m in rivals)
@@ -56,9 +57,10 @@ def san(board, move):
     return text
 
 
-def line_san(fen_or_board, uci_moves):
-    """SAN of each move of a line of UCI moves played from a position (a FEN or a Board, left unchanged)."""
-    board = Board(fen_or_board) if isinstance(fen_or_board, str) else fen_or_board.copy()
+def line_san(fen_or_board, uci_moves, chess960=False):
+    """SAN of each move of a line of UCI moves played from a position (a FEN or a Board, left unchanged).
+    chess960: the FEN is Chess960's (engine.board.Board)."""
+    board = Board(fen_or_board, chess960=chess960) if isinstance(fen_or_board, str) else fen_or_board.copy()
     out = []
     for text in uci_moves:
         m = board.parse_uci(text)
@@ -103,5 +105,5 @@ def parse_san(board, text):
     if not found:
         raise SanError(f"not legal in {board.fen()}")
     if len(found) > 1:
-        raise SanError(f"ambiguous in {board.fen()} (" + ", ".join(to_uci(m) for m in found) + ")")
+        raise SanError(f"ambiguous in {board.fen()} (" + ", ".join(board.uci(m) for m in found) + ")")
     return found[0]

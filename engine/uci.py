@@ -1,8 +1,10 @@
 """UCI front end: python -m engine.uci [bench [depth]]
 
 Speaks the Universal Chess Interface on stdin/stdout; searches run in a thread so `stop` and
-`isready` are answered at once. Besides the standard commands: `go perft N` (per-move counts and
-`Nodes searched`, as Stockfish prints them), `d` (board, FEN, key, backend) and `bench [depth]`.
+`isready` are answered at once. UCI_Chess960 (an option, off by default) takes castling rights in
+X-FEN or Shredder-FEN and writes castling king-to-rook (e1h1) both ways. Besides the standard
+commands: `go perft N` (per-move counts and `Nodes searched`, as Stockfish prints them), `d` (board,
+FEN, key, backend) and `bench [depth]`.
 With KIBITZ_TUNING=1 the evaluation and search weights of engine/params.py are UCI options too.
 """
 
@@ -19,7 +21,6 @@ from engine.fen import STARTPOS, FenError, square_name
 from engine.game_memory import GameMemory
 from engine.layout import MAX_MULTIPV
 from engine.limits import DEFAULT_HASH_MB, MAX_HASH_MB, MAX_THREADS
-from engine.moves import to_uci
 from engine.nnue import DEFAULT_NET
 from engine.params import PARAMS
 from engine.stop_signal import StopSignal
@@ -40,6 +41,7 @@ class UciSession:
         self.multipv = 1
         self.threads = 1
         self.show_wdl = False  # UCI_ShowWDL: `wdl W D L` in info lines (engine/wdl.py)
+        self.chess960 = False  # UCI_Chess960: X-FEN/Shredder-FEN castling, castling moves king-to-rook (e1h1)
         self.params = {}
         self.stop = StopSignal()
         self.thread = None
@@ -70,6 +72,7 @@ class UciSession:
         self.send(f"option name Threads type spin default 1 min 1 max {MAX_THREADS}")
         self.send(f"option name EvalFile type string default {DEFAULT_NET.name}")
         self.send("option name UCI_ShowWDL type check default false")
+        self.send("option name UCI_Chess960 type check default false")
         if TUNING:
             for name, default, low, high in PARAMS:
                 self.send(f"option name {name} type spin default {default} min {low} max {high}")
@@ -87,7 +90,7 @@ class UciSession:
 
     def cmd_ucinewgame(self, args):
         self.wait()
-        self.board = Board()
+        self.board = Board(chess960=self.chess960)
         self.game.close()
 
     def cmd_quit(self, args):
@@ -110,11 +113,17 @@ class UciSession:
         if name.lower() == "evalfile":
             self.load_net(value.strip())
             return
-        if name.lower() == "uci_showwdl":
+        if name.lower() in ("uci_showwdl", "uci_chess960"):
             if value.strip().lower() not in ("true", "false"):
-                self.send(f"info string error: option UCI_ShowWDL needs true or false, got {value.strip()!r}")
+                self.send(f"info string error: option {name} needs true or false, got {value.strip()!r}")
                 return
-            self.show_wdl = value.strip().lower() == "true"
+            on = value.strip().lower() == "true"
+            if name.lower() == "uci_showwdl":
+                self.show_wdl = on
+            else:
+                self.wait()
+                self.chess960 = on
+                self.board.chess960 = on  # how castling is written from now on
             return
         try:
             number = int(value.strip())
@@ -150,7 +159,7 @@ class UciSession:
         self.wait()
         try:
             fen, moves = self.parse_position(args)
-            board = Board.from_moves(fen, moves)
+            board = Board.from_moves(fen, moves, chess960=self.chess960)
         except (FenError, IllegalMoveError, ValueError) as e:
             self.send(f"info string error: {e}")
             return
@@ -198,7 +207,7 @@ class UciSession:
         except Exception as e:  # report, and still answer with a move so the GUI is not left waiting
             self.send(f"info string error: search failed: {e!r}")
             legal = self.board.legal_moves()
-            self.send(f"bestmove {to_uci(legal[0]) if legal else '(none)'}")
+            self.send(f"bestmove {self.board.uci(legal[0]) if legal else '(none)'}")
             return
         if result.best_move is None:
             self.send(f"info depth 0 score {result.score.uci()}")
@@ -230,7 +239,7 @@ class UciSession:
         t0 = time.perf_counter()
         counts = divide(self.board, depth)
         for move, count in counts:
-            self.send(f"{to_uci(move)}: {count}")
+            self.send(f"{self.board.uci(move)}: {count}")
         total = sum(c for _, c in counts)
         ms = (time.perf_counter() - t0) * 1000
         self.send("")

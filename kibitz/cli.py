@@ -173,6 +173,8 @@ def add_analyze(p):
     p.add_argument("--depth", type=int)
     p.add_argument("--nodes", type=int)
     p.add_argument("--multipv", type=int, default=1)
+    p.add_argument("--variant", default="standard",
+                   help="standard or chess960 (X-FEN/Shredder-FEN castling, castling moves king-to-rook: e1h1)")
     p.add_argument("--json", action="store_true", help="print the API's JSON answer instead")
     from kibitz.live_view import add_arguments
 
@@ -184,6 +186,8 @@ def analyze(args):
 
     request = {"fen": STARTPOS if args.fen == "startpos" else args.fen, "moves": args.moves,
                "movetime_ms": args.movetime_ms, "multipv": args.multipv}
+    if args.variant != "standard":  # the API's default; another value is its 422 naming the field
+        request["variant"] = args.variant
     for key in ("depth", "nodes"):
         if getattr(args, key) is not None:
             request[key] = getattr(args, key)

@@ -148,6 +148,11 @@ def test_get_takes_the_same_parameters(runtime):
     ({"fen": "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq e3 0 1"}, 422, "fen", "en-passant field"),
     ({"fen": "8/8/8/8/8/8/8/8 w - - 0 1"}, 422, "fen", "board field"),
     ({"fen": STARTPOS, "Fen": STARTPOS}, 422, "Fen", "Extra inputs"),
+    ({"fen": STARTPOS, "variant": "atomic"}, 422, "variant", "'standard' or 'chess960'"),
+    ({"fen": STARTPOS, "variant": 960}, 422, "variant", "'standard' or 'chess960'"),
+    # Chess960 castling sent as standard chess: the FEN's castling field says Chess960
+    ({"fen": "bbqnrnkr/pppppppp/8/8/8/8/PPPPPPPP/BBQNRNKR w KQkq - 0 1"}, 422, "fen", "Chess960"),
+    ({"fen": "bbqnrnkr/pppppppp/8/8/8/8/PPPPPPPP/BBQNRNKR w HEhe - 0 1"}, 422, "fen", "Chess960"),
 ])
 def test_bad_fields_name_the_field_and_the_reason(runtime, body, status, field, words):
     got, answer, _ = call(runtime, body=body)
@@ -265,8 +270,10 @@ def test_cors_header_and_openapi(runtime):
     post = spec["paths"]["/analyze"]["post"]
     assert {"200", "400", "413", "415", "422"} <= set(post["responses"])
     schema = spec["components"]["schemas"]["AnalyzeBody"]
-    assert set(schema["properties"]) == {"fen", "moves", "movetime_ms", "depth", "nodes", "multipv", "threads", "cache"}
+    assert set(schema["properties"]) == {"fen", "moves", "variant", "movetime_ms", "depth", "nodes", "multipv",
+                                         "threads", "cache"}
     assert schema["properties"]["movetime_ms"]["maximum"] == 25000
+    assert schema["properties"]["variant"]["enum"] == ["standard", "chess960"]  # the OpenAPI document says so
 
 
 def test_lambda_context_counts_down():
@@ -359,3 +366,25 @@ print(json.dumps(sorted(name for name in sys.modules if name.startswith(heavy)))
     proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout.splitlines()[-1]) == []
+
+
+def test_chess960_variant_answers_castling_king_to_rook(runtime):
+    # Chess960 start 96 after Nf1-e3 Nf8-e6 Ng1... : White castles where the king stands (g1h1, O-O).
+    fen = "bbqnrnkr/pppppppp/4n3/8/8/4N3/PPPPPPPP/BBQNR1KR w KQkq - 2 2"
+    status, body, _ = call(runtime, body={"fen": fen, "variant": "chess960", "depth": 3, "multipv": 5,
+                                          "cache": "off"})
+    assert status == 200, body
+    assert body["variant"] == "chess960" and body["fen"] == fen
+    ref = chess.Board(fen, chess960=True)
+    for line in body["lines"]:
+        replay = ref.copy()
+        sans = []
+        for move in line["pv"]:
+            sans.append(replay.san(chess.Move.from_uci(move)))
+            replay.push_uci(move)
+        assert sans == line["pv_san"]
+    status, body, _ = call(runtime, body={"fen": fen, "variant": "chess960", "moves": ["g1h1"], "depth": 1,
+                                          "cache": "off"})
+    assert status == 200 and body["fen"].startswith("bbqnrnkr/pppppppp/4n3/8/8/4N3/PPPPPPPP/BBQNRRK1 b kq"), body
+    status, body, _ = call(runtime, body={"fen": STARTPOS, "depth": 1, "cache": "off"})
+    assert status == 200 and body["variant"] == "standard"

@@ -58,6 +58,18 @@ def test_analyze_prints_a_readable_analysis():
     assert proc.returncode == 1 and "error 422: fen: invalid FEN" in proc.stderr
 
 
+
+def test_analyze_takes_the_variant():
+    fen = "bbqnrnkr/pppppppp/4n3/8/8/4N3/PPPPPPPP/BBQNR1KR w KQkq - 2 2"  # Chess960 start 96, two moves in
+    proc = kibitz("analyze", fen, "--variant", "chess960", "--moves", "g1h1", "--depth", "2", "--json")
+    assert proc.returncode == 0, proc.stderr
+    answer = json.loads(proc.stdout)
+    assert answer["variant"] == "chess960" and " b kq " in answer["fen"]
+    proc = kibitz("analyze", fen, "--depth", "2")  # the same FEN as standard chess: its castling is refused
+    assert proc.returncode == 1 and "error 422: fen:" in proc.stderr and "Chess960" in proc.stderr
+    proc = kibitz("analyze", fen, "--variant", "atomic")
+    assert proc.returncode == 1 and "error 422: variant:" in proc.stderr
+
 @pytest.fixture(scope="module")
 def server():
     proc = subprocess.Popen([*KIBITZ, "serve", "--port", "0"], cwd=ROOT, stdout=subprocess.DEVNULL,

@@ -63,3 +63,11 @@ def test_the_engine_is_in_the_key():
     from engine.bench import SIGNATURE
 
     assert key(STARTPOS).startswith(f"{__version__}/{SIGNATURE}/")
+
+
+def test_the_variant_is_part_of_the_key():
+    standard = cache_key.key(Board(STARTPOS))
+    as_960 = cache_key.key(Board(STARTPOS, chess960=True))  # Chess960 start 518: castling is written e1h1
+    assert as_960 == standard + " chess960"
+    fen = "bbqnrnkr/pppppppp/8/8/8/8/PPPPPPPP/BBQNRNKR w KQkq - 0 1"
+    assert cache_key.key(Board(fen, chess960=True)) == cache_key.key(Board(fen.replace("KQkq", "HEhe"), chess960=True))

@@ -129,7 +129,7 @@ def test_movetext_numbers_the_moves_from_the_position():
     ('[Event "x"]\n1. e4 *\n\n[Event "y"]\n1. e4 e5 2. Ke3 *', ("game 2", "2. Ke3", "not legal")),
     ("1. e4 {never closed e5", ("comment", "not closed")),
     ("1. e4 (1. d4 d5 2. c4", ("variation", "not closed")),
-    ('[Variant "Chess960"]\n1. e4 *', ("Chess960", "not supported")),
+    ('[Variant "Atomic"]\n1. e4 *', ("Atomic", "not supported")),
     ('[FEN "8/8/8/8/8/8/8/8 w - - 0 1"]\n[SetUp "1"]\n *', ("[FEN] tag", "kings")),
     ("1. e4 -- 2. d4 *", ("null moves",)),
     ("1. e4 e5 2. Kz3 *", ("2. Kz3", "not a move in SAN")),
@@ -139,6 +139,16 @@ def test_bad_pgn_names_the_game_and_the_move(text, words):
         list(read_games(text))
     for word in words:
         assert word in str(e.value)
+
+
+def test_a_chess960_game_is_read_but_not_queued_in_a_job():
+    from functions.common.positions import from_pgn
+
+    text = ('[Variant "Chess960"]\n[SetUp "1"]\n[FEN "bbqnrnkr/pppppppp/8/8/8/8/PPPPPPPP/BBQNRNKR w KQkq - 0 1"]\n'
+            "1. Nfe3 *")
+    assert list(read_games(text))[0].chess960
+    positions, errors = from_pgn(text)
+    assert positions == [] and errors[0]["field"] == "pgn" and "Chess960" in errors[0]["reason"]
 
 
 def test_every_position_of_every_game_in_order():

@@ -113,3 +113,32 @@ def test_incremental_accumulators_equal_a_full_refresh(backend):
             row = slice((ply - 1) * 2 * H, ply * 2 * H)
             assert np.array_equal(acc[row], fresh[row])
     assert checked > 1000
+
+
+def test_incremental_accumulators_after_chess960_castling(backend):
+    """Chess960 castling moves the rook from wherever its right says (king and rook may swap squares or
+    stay): push_move's accumulators still equal a full refresh."""
+    from engine.fen import chess960_fen
+    from engine.moves import is_castling
+
+    net = nnue.load()
+    rng = random.Random(960)
+    acc = np.zeros(ACC_SIZE, np.int16)
+    fresh = np.zeros(ACC_SIZE, np.int16)
+    castles = 0
+    for _ in range(60):
+        board = Board(chess960_fen(rng.randrange(960)), chess960=True)
+        backend.nnue_refresh(net, acc, 0, *board.arrays)
+        for ply in range(60):
+            moves = board.legal_moves()
+            if not moves:
+                break
+            castling = [m for m in moves if is_castling(m)]
+            m = rng.choice(castling) if castling else rng.choice(moves)
+            castles += bool(castling)
+            backend.nnue_push_move(net, acc, ply, board.board, m)
+            board.push(m)
+            backend.nnue_refresh(net, fresh, ply + 1, *board.arrays)
+            row = slice((ply + 1) * 2 * H, (ply + 2) * 2 * H)
+            assert np.array_equal(acc[row], fresh[row]), board.fen()
+    assert castles > 50

@@ -249,3 +249,65 @@ def test_any_san_text_is_a_move_or_a_san_error(board, text):
 def test_the_readers_corner_cases(text):
     read_pgn(text)
     assert_fen_or_field_error(text)
+
+
+# --- Chess960 (issue 34) -----------------------------------------------------------------------------
+
+@st.composite
+def played_960_boards(draw, max_plies=80):
+    """A python-chess Chess960 Board after random legal moves from a random start, castling often."""
+    board = chess.Board.from_chess960_pos(draw(st.integers(0, 959)))
+    for _ in range(draw(st.integers(0, max_plies))):
+        moves = list(board.legal_moves)
+        if not moves:
+            break
+        castles = [m for m in moves if board.is_castling(m)]
+        if castles and draw(st.booleans()):
+            moves = castles
+        board.push(moves[draw(st.integers(0, len(moves) - 1))])
+    return board
+
+
+@examples(100)
+@given(played_960_boards(), st.booleans())
+def test_960_xfen_and_shredder_fen_round_trip(board, shredder):
+    text = board.fen(shredder=shredder)
+    ours = Board(text, chess960=True)
+    assert ours.fen(shredder=shredder) == text
+    assert ours.fen(shredder=not shredder) == board.fen(shredder=not shredder)
+    assert Board(ours.fen(shredder=not shredder), chess960=True).key == ours.key
+
+
+@examples(60)
+@given(played_960_boards())
+def test_960_san_and_uci_both_castling_notations_agree_with_python_chess(board):
+    ours = Board(board.fen(), chess960=True)
+    theirs = {m.uci(): board.san(m) for m in board.legal_moves}  # king-to-rook castling (Chess960)
+    ours_moves = {ours.uci(m): m for m in ours.legal_moves()}
+    assert set(ours_moves) == set(theirs)
+    for uci, move in ours_moves.items():
+        text = san(ours, move)
+        assert text == theirs[uci], (board.fen(), uci)
+        assert parse_san(ours, text) == move
+    # Standard notation (the king's two squares, e1g1) where python-chess writes it for a standard castle.
+    standard = Board(board.fen(), chess960=True)
+    standard.chess960 = False
+    for m in board.legal_moves:
+        assert standard.parse_uci(board.uci(m, chess960=False)) == ours.parse_uci(m.uci())
+        if not board.is_castling(m) or board.uci(m, chess960=False) == m.uci():
+            continue
+        assert standard.uci(ours.parse_uci(m.uci())) == board.uci(m, chess960=False)
+
+
+@examples(30)
+@given(st.integers(0, 959), st.randoms(use_true_random=False))
+def test_every_move_is_legal_in_random_960_games(number, rng):
+    ref = chess.Board.from_chess960_pos(number)
+    ours = Board(ref.fen(), chess960=True)
+    while not ref.is_game_over(claim_draw=True) and ref.ply() < 200:
+        legal = {ours.uci(m): m for m in ours.legal_moves()}
+        assert set(legal) == {m.uci() for m in ref.legal_moves}, ref.fen()
+        move = rng.choice(sorted(legal))
+        ours.push(legal[move])
+        ref.push_uci(move)
+        assert ours.fen() == ref.fen()

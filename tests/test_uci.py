@@ -46,3 +46,23 @@ def test_bad_input_is_reported_not_fatal():
     assert "go perft needs a depth" in errors[2]
     assert "unknown command" in errors[3]
     assert out[-1] == "readyok"
+
+
+def test_uci_chess960_option_castling_king_to_rook():
+    # Chess960 start 96 (bbqnrnkr): after Nf1-e3 and Nf8-e6, both sides may castle where the king stands.
+    fen = "bbqnrnkr/pppppppp/8/8/8/8/PPPPPPPP/BBQNRNKR w KQkq - 0 1"
+    out = uci("uci", "setoption name UCI_Chess960 value true", f"position fen {fen} moves f1e3 f8e6 g1h1",
+              "d", "go perft 1", "go depth 3")
+    assert "option name UCI_Chess960 type check default false" in out
+    assert "Fen: bbqnr1kr/pppppppp/4n3/8/8/4N3/PPPPPPPP/BBQNRRK1 b kq - 3 2" in out
+    assert "g8h8: 1" in out  # black's castling, king-to-rook
+    assert any(line.startswith("bestmove ") for line in out)
+    assert not any(line.startswith("info string error") for line in out)
+
+
+def test_uci_chess960_off_refuses_960_castling_rights():
+    out = uci("position fen bbqnrnkr/pppppppp/8/8/8/8/PPPPPPPP/BBQNRNKR w KQkq - 0 1", "isready")
+    assert any(line.startswith("info string error") and "castling" in line for line in out)
+    out = uci("setoption name UCI_Chess960 value true",
+              "position fen bbqnrnkr/pppppppp/8/8/8/8/PPPPPPPP/BBQNRNKR w HEhe - 0 1", "d")
+    assert "Fen: bbqnrnkr/pppppppp/8/8/8/8/PPPPPPPP/BBQNRNKR w KQkq - 0 1" in out

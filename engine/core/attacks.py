@@ -180,7 +180,7 @@ def build_tables(T):
                     T[T_BETWEEN + a * 64 + b] = _ray_attacks(a, bbit, dirs) & _ray_attacks(b, abit, dirs)
                     T[T_LINE + a * 64 + b] = (_ray_attacks(a, ZERO, dirs) & _ray_attacks(b, ZERO, dirs)) | abit | bbit
     fill_zobrist(T)
-    return base
+    return base + 32  # the slider tables end where the Chess960 rook-file keys (4 x 8) begin
 
 
 # --- lookups used by move generation, search and evaluation ---------------------------------------

@@ -34,7 +34,7 @@ from engine.core.bitboard import (
     pawn_attacks_set,
 )
 from engine.core.intrinsics import lsb, popcount
-from engine.core.position import move_flag, move_from, move_to
+from engine.core.position import castle_rook_from, move_flag, move_from, move_to
 from engine.core.signatures import kernel
 from engine.layout import (
     BB_ALL,
@@ -59,6 +59,8 @@ from engine.layout import (
     QUEEN,
     ROOK,
     ST_CASTLE,
+    ST_CASTLE_ROOK,
+    ST_CHESS960,
     ST_EP,
     ST_SIDE,
     T_BISHOP_RAYS,
@@ -269,6 +271,8 @@ def generate(T, bb, st, moves, start, kind):
 
     if n_checkers == 0 and not noisy:
         rights = st[ST_CASTLE]
+        if rights and st[ST_CHESS960]:
+            return _castles_960(T, bb, st, moves, n, us, ksq, occ, opp, danger)
         if us == WHITE:
             if rights & CASTLE_WK and not (occ & W_OO_EMPTY) and not (danger & W_OO_SAFE):
                 moves[n] = 4 | (6 << 6) | (F_KING_CASTLE << 12)
@@ -283,6 +287,33 @@ def generate(T, bb, st, moves, start, kind):
             if rights & CASTLE_BQ and not (occ & B_OOO_EMPTY) and not (danger & B_OOO_SAFE):
                 moves[n] = 60 | (58 << 6) | (F_QUEEN_CASTLE << 12)
                 n += 1
+    return n
+
+
+@njit(inline="always")
+def _castles_960(T, bb, st, moves, n, us, ksq, occ, opp, danger):
+    """Chess960 castling (any king and rook start squares), for a side not in check. The king ends on
+    the g or c file and the rook beside it on the f or d file; every square either crosses or lands on
+    must be empty but for the two of them, and none the king crosses or lands on may be attacked."""
+    rights = st[ST_CASTLE] >> (2 * us)
+    back = 56 * us
+    kbit = ONE << U64(ksq)
+    for wing in range(2):  # 0: king side (g and f files), 1: queen side (c and d files)
+        if not rights & (1 << wing):
+            continue
+        rsq = st[ST_CASTLE_ROOK + 2 * us + wing]
+        kto = back + (2 if wing else 6)
+        rto = back + (3 if wing else 5)
+        rbit = ONE << U64(rsq)
+        king_path = between(T, ksq, kto) | (ONE << U64(kto))
+        path = (king_path | between(T, rsq, rto) | (ONE << U64(rto))) & ~(kbit | rbit)
+        if occ & path or danger & king_path:
+            continue
+        # The rook itself may have screened the king's destination from a slider along the rank.
+        if rook_attacks(T, kto, occ ^ kbit ^ rbit) & (bb[ROOK] | bb[QUEEN]) & opp:
+            continue
+        moves[n] = ksq | (kto << 6) | ((F_KING_CASTLE + wing) << 12)
+        n += 1
     return n
 
 
@@ -339,9 +370,9 @@ def gives_check(T, bb, board, st, m):
     if flag == F_EP_CAPTURE:
         occ ^= ONE << U64(to - 8 if us == WHITE else to + 8)
     elif flag == F_KING_CASTLE or flag == F_QUEEN_CASTLE:
-        rf = to + 1 if flag == F_KING_CASTLE else to - 2
+        rf = castle_rook_from(st, us, flag)
         rt = to - 1 if flag == F_KING_CASTLE else to + 1
-        occ = (occ ^ (ONE << U64(rf))) | (ONE << U64(rt))
+        occ = (bb[BB_ALL] & ~fbit & ~(ONE << U64(rf))) | tbit | (ONE << U64(rt))
         rq = (rq & ~(ONE << U64(rf))) | (ONE << U64(rt))
     if (rook_attacks(T, ksq, occ) & rq) or (bishop_attacks(T, ksq, occ) & bq):
         return True

@@ -81,7 +81,7 @@ def push_move(NET, ACC, ply, board, m):
                 sub2 = _row(np.int64(board[to]), to, persp)
             row_capture(ACC, NET, dst, src, sub, sub2, add)
         elif flag == F_KING_CASTLE or flag == F_QUEEN_CASTLE:
-            rf, rt = castle_rook_squares(to)
+            rf, rt = castle_rook_squares(board, frm, to)
             rook = ROOK | (us << 3)
             row_castle(ACC, NET, dst, src, sub, _row(rook, np.int64(rf), persp), add, _row(rook, np.int64(rt), persp))
         else:

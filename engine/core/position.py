@@ -3,7 +3,7 @@
 A position is five arrays (see engine.layout):
   bb    uint64[N_BB]        piece-type bitboards bb[PAWN..KING], colours bb[BB_COLOR + c], bb[BB_ALL]
   board int8[64]            mailbox of piece codes
-  st    int32[N_ST]         side, castling, en passant, clocks, ply index
+  st    int32[N_ST]         side, castling (rights, their rooks' squares), en passant, clocks, ply index
   keys  uint64[H]           keys[ply] = Zobrist key of the position at that ply (the repetition history)
   undo  int32[H, N_UNDO]    what make_move must restore, per ply
 The Zobrist key is updated incrementally; unmaking just steps back to keys[ply - 1].
@@ -14,6 +14,7 @@ from numba import njit
 
 from engine.core.bitboard import ONE, U64
 from engine.core.signatures import kernel
+from engine.core.zobrist import castle_file_keys
 from engine.layout import (
     BB_ALL,
     BB_COLOR,
@@ -31,6 +32,9 @@ from engine.layout import (
     PAWN,
     ROOK,
     ST_CASTLE,
+    ST_CASTLE_KEEP,
+    ST_CASTLE_ROOK,
+    ST_CHESS960,
     ST_EP,
     ST_FULLMOVE,
     ST_HALFMOVE,
@@ -48,15 +52,6 @@ from engine.layout import (
     U_MOVE,
     WHITE,
 )
-
-# Rights that survive a move touching each square: moving from or capturing on a1/h1/e1/a8/h8/e8 clears them.
-CASTLE_KEEP = np.full(64, 15, dtype=np.int32)
-CASTLE_KEEP[0] = 15 & ~2  # a1: white queen side
-CASTLE_KEEP[7] = 15 & ~1  # h1: white king side
-CASTLE_KEEP[4] = 15 & ~3  # e1
-CASTLE_KEEP[56] = 15 & ~8  # a8
-CASTLE_KEEP[63] = 15 & ~4  # h8
-CASTLE_KEEP[60] = 15 & ~12  # e8
 
 
 @njit(inline="always")
@@ -84,15 +79,21 @@ def toggle(bb, p, sq):
 
 
 @njit(inline="always")
-def castle_rook_squares(to):
-    """(rook from, rook to) for the king's castling destination square."""
-    if to == 6:
-        return 7, 5
-    if to == 2:
-        return 0, 3
-    if to == 62:
-        return 63, 61
-    return 56, 59
+def castle_rook_squares(board, frm, to):
+    """(rook from, rook to) of a legal castling move from frm to the king's destination `to`, read off
+    the board before the move: the rook is the first piece beside the king on that wing (whatever stood
+    between them would block the castling), and it goes to the square on the king's inner side."""
+    step = 1 if (to & 7) == 6 else -1
+    rf = frm + step
+    while board[rf] == EMPTY:
+        rf += step
+    return rf, to - step
+
+
+@njit(inline="always")
+def castle_rook_from(st, us, flag):
+    """The castling rook's start square for a castling move of `us` (F_KING_CASTLE or F_QUEEN_CASTLE)."""
+    return st[ST_CASTLE_ROOK + 2 * us + flag - F_KING_CASTLE]
 
 
 @kernel
@@ -136,18 +137,23 @@ def make_move(T, bb, board, st, keys, undo, m):
     key ^= T[T_ZOBRIST_PSQ + placed * 64 + to]
 
     if flag == F_KING_CASTLE or flag == F_QUEEN_CASTLE:
-        rf, rt = castle_rook_squares(to)
+        rf = castle_rook_from(st, us, flag)
+        rt = to - 1 if flag == F_KING_CASTLE else to + 1
         rook = ROOK | (us << 3)
         toggle(bb, rook, rf)
         toggle(bb, rook, rt)
+        # Chess960: the rook may stand on the king's destination or go to its start square.
         board[rf] = EMPTY
         board[rt] = rook
+        board[to] = placed
         key ^= T[T_ZOBRIST_PSQ + rook * 64 + rf] ^ T[T_ZOBRIST_PSQ + rook * 64 + rt]
 
     old_rights = st[ST_CASTLE]
-    rights = old_rights & CASTLE_KEEP[frm] & CASTLE_KEEP[to]
+    rights = old_rights & st[ST_CASTLE_KEEP + frm] & st[ST_CASTLE_KEEP + to]
     if rights != old_rights:
         key ^= T[T_ZOBRIST_CASTLE + old_rights] ^ T[T_ZOBRIST_CASTLE + rights]
+        if st[ST_CHESS960]:
+            key ^= castle_file_keys(T, st, old_rights ^ rights)
         st[ST_CASTLE] = rights
 
     if (p & 7) == PAWN or captured != EMPTY:
@@ -203,12 +209,14 @@ def unmake_move(T, bb, board, st, keys, undo, m):
         board[to] = captured
 
     if flag == F_KING_CASTLE or flag == F_QUEEN_CASTLE:
-        rf, rt = castle_rook_squares(to)
+        rf = castle_rook_from(st, us, flag)
+        rt = to - 1 if flag == F_KING_CASTLE else to + 1
         rook = ROOK | (us << 3)
         toggle(bb, rook, rt)
         toggle(bb, rook, rf)
         board[rt] = EMPTY
         board[rf] = rook
+        board[frm] = p  # Chess960: the rook may have stood on the king's start square
 
 
 @kernel

@@ -1,4 +1,5 @@
-"""Zobrist keys: random uint64s per (piece, square), castling-rights mask, en-passant file and side.
+"""Zobrist keys: random uint64s per (piece, square), castling-rights mask, en-passant file and side,
+and (Chess960) each castling right's rook file.
 
 The keys come from splitmix64 with a fixed seed, so a position's key is the same in every process
 and on every build (tests and logs can quote keys).
@@ -14,9 +15,12 @@ from engine.layout import (
     BB_ALL,
     NO_SQ,
     ST_CASTLE,
+    ST_CASTLE_ROOK,
+    ST_CHESS960,
     ST_EP,
     ST_SIDE,
     T_ZOBRIST_CASTLE,
+    T_ZOBRIST_CASTLE_FILE,
     T_ZOBRIST_EP,
     T_ZOBRIST_PSQ,
     T_ZOBRIST_SIDE,
@@ -52,6 +56,22 @@ def fill_zobrist(T):
     for f in range(8):
         T[T_ZOBRIST_EP + f], s = _splitmix64(s)
     T[T_ZOBRIST_SIDE], s = _splitmix64(s)
+    # Chess960: a held right's rook file, drawn after every standard key so those stay as they were;
+    # the standard file's entry is 0, so a standard position's key does not change.
+    for right in range(4):
+        for f in range(8):
+            T[T_ZOBRIST_CASTLE_FILE + right * 8 + f], s = _splitmix64(s)
+        T[T_ZOBRIST_CASTLE_FILE + right * 8 + (0 if right & 1 else 7)] = ZERO  # the h or a file
+
+
+@njit(inline="always")
+def castle_file_keys(T, st, rights):
+    """The rook-file keys of the rights in `rights` (Chess960; 0 for standard squares)."""
+    k = ZERO
+    for right in range(4):
+        if rights & (1 << right):
+            k ^= T[T_ZOBRIST_CASTLE_FILE + right * 8 + (st[ST_CASTLE_ROOK + right] & 7)]
+    return k
 
 
 @kernel
@@ -64,6 +84,8 @@ def key_from_scratch(T, bb, board, st):
         occ &= occ - U64(1)
         k ^= T[T_ZOBRIST_PSQ + board[sq] * 64 + sq]
     k ^= T[T_ZOBRIST_CASTLE + st[ST_CASTLE]]
+    if st[ST_CHESS960]:
+        k ^= castle_file_keys(T, st, st[ST_CASTLE])
     if st[ST_EP] != NO_SQ:
         k ^= T[T_ZOBRIST_EP + (st[ST_EP] & 7)]
     if st[ST_SIDE] == 1:

@@ -80,7 +80,7 @@ def run(request):
     hash_mb = hash_size_mb(budget, threads)
     try:
         found, outcome = analyse_cached(request.fen, request.moves, request.limits(), budget, hash_mb, cache, started,
-                                        threads=threads)
+                                        threads=threads, chess960=request.variant == "chess960")
     except FenError as e:
         raise InputError(422, "fen", str(e)) from e
     except IllegalMoveError as e:

@@ -44,11 +44,12 @@ class CacheOutcome:
 
 
 def analyse_cached(fen, moves, limits, budget_ms, hash_mb, store, started_ns=None, threads=1, on_info=None,
-                   stop=None):
+                   stop=None, chess960=False):
     """(engine.result.Analysis, CacheOutcome). Raises FenError / IllegalMoveError as engine.analyse().
     on_info, stop: engine.analyse()'s (the live stream, functions/live/app.py). A search that `stop` ended
-    early is kept if deeper, but its depth is not recorded as what its time budget reaches."""
-    board = Board.from_moves(fen, moves)
+    early is kept if deeper, but its depth is not recorded as what its time budget reaches.
+    chess960: the position is Chess960's (engine.board.Board)."""
+    board = Board.from_moves(fen, moves, chess960=chess960)
 
     def search():
         return analyse(board=board, movetime_ms=budget_ms, depth=limits.depth, nodes=limits.nodes,
@@ -193,4 +194,4 @@ def to_analysis(a, board):
     return Analysis(fen=board.fen(), side_to_move="white" if board.side == 0 else "black", best_move=a["best_move"],
                     ponder=a["ponder"], score=lines[0].score, depth=a["depth"], seldepth=a["seldepth"],
                     nodes=a["nodes"], time_ms=a["time_ms"], nps=a["nps"], hashfull=a["hashfull"], pv=lines[0].pv,
-                    lines=lines, terminal=None, backend=native.BACKEND)
+                    lines=lines, terminal=None, backend=native.BACKEND, chess960=board.chess960)

@@ -52,6 +52,9 @@ def movetime_cap_ms():
     return min(MAX_MOVETIME_MS, int(value)) if value.isdigit() else MAX_MOVETIME_MS
 
 
+Variant = Literal["standard", "chess960"]
+
+
 CacheMode = Literal["on", "off", "refresh"]
 
 
@@ -114,6 +117,10 @@ class AnalyzeParams(RequestLimits, PositionFields):
     the time limit always applies."""
 
     model_config = ConfigDict(extra="forbid")
+
+    variant: Variant = Field("standard", description="the rules: standard chess, or Chess960 (castling rights in "
+                                                     "X-FEN or Shredder-FEN for any king and rook squares, castling "
+                                                     "moves written king-to-rook in UCI: e1h1)")
 
 
 class AnalyzeBody(AnalyzeParams):
@@ -181,6 +188,7 @@ class EngineInfo(BaseModel):
 
 class AnalysisAnswer(BaseModel):
     fen: str = Field(description="the position analysed (after `moves`)")
+    variant: Variant = Field("standard", description="the rules the position was analysed under")
     side_to_move: Literal["white", "black"]
     game_over: GameOver | None = Field(description="why the game is over in this position; null while it goes on")
     result: Literal["1-0", "0-1", "1/2-1/2"] | None = Field(description="the game's result when it is over")
@@ -240,7 +248,7 @@ class AnalysisAnswer(BaseModel):
 
         side = found.side_to_move
         m = wdl.material(found.fen)
-        board = Board(found.fen) if found.lines else None  # read once for every line's SAN
+        board = Board(found.fen, chess960=found.chess960) if found.lines else None  # once for every line's SAN
         lines = [LineAnswer(multipv=line.multipv, score=score_answer(line.score),
                             score_white=score_answer(line.score.for_white(side)),
                             wdl=wdl_answer(wdl.wdl(line.score, m)), depth=line.depth,
@@ -253,7 +261,8 @@ class AnalysisAnswer(BaseModel):
             ponder_san = pv_san[1] if found.ponder else None
         triple = wdl.of_analysis(found)
         return cls(
-            fen=found.fen, side_to_move=side, game_over=found.terminal, result=game_over.result(found.terminal, side),
+            fen=found.fen, variant="chess960" if found.chess960 else "standard", side_to_move=side,
+            game_over=found.terminal, result=game_over.result(found.terminal, side),
             best_move=found.best_move, best_move_san=pv_san[0] if pv_san else None, ponder=found.ponder,
             ponder_san=ponder_san, score=score_answer(found.score),
             score_white=score_answer(found.score.for_white(side)), wdl=wdl_answer(triple),

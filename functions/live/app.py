@@ -128,7 +128,8 @@ def search(request, cid, request_id, asked_at, stream, context):
     stream.start()
     try:
         found, outcome = analyse_cached(request.fen, request.moves, request.limits(), budget, hash_mb, cache, started,
-                                        threads=threads, on_info=on_info, stop=stop.signal)
+                                        threads=threads, on_info=on_info, stop=stop.signal,
+                                        chess960=request.variant == "chess960")
     except FenError as e:
         raise MessageError(422, [{"field": "fen", "reason": str(e)}]) from e
     except IllegalMoveError as e:
