@@ -3,17 +3,20 @@
 numba types every sum of two int16 as int64, so plain loops over the accumulators came out as
 four-lane int64 arithmetic (vpaddq) and cost ~10,000 instructions a move. These intrinsics write the
 LLVM vector IR themselves, unrolled over the NNUE_HIDDEN lanes, so each accumulator row is a few
-dozen vpaddw/vpsubw. The IR is generic (no x86 intrinsics): the JIT compiles it for whatever CPU it
-runs on, the ahead-of-time build for haswell.
+dozen vpaddw/vpsubw. The IR is generic: the JIT compiles it for whatever CPU it runs on, the
+ahead-of-time build for haswell. One x86 intrinsic (vpmaddwd, in the output layer) is used only where
+AVX2 is there, with a generic fallback.
 
 Offsets are element indices (int64) into the int16 arrays; rows are NNUE_HIDDEN long. The rows taken
 off come before the rows put on, in every argument list.
 """
 
-from llvmlite import ir
+from llvmlite import binding, ir
 from numba import types
+from numba.core import config
 from numba.extending import intrinsic
 
+from engine.core.signatures import AOT_BUILD
 from engine.layout import NNUE_HIDDEN, NNUE_SHIFT
 
 LANES = 16
@@ -21,7 +24,9 @@ _I16 = ir.IntType(16)
 _I32 = ir.IntType(32)
 _I64 = ir.IntType(64)
 _V16 = ir.VectorType(_I16, LANES)
-_V32 = ir.VectorType(_I32, LANES)
+_V8_I32 = ir.VectorType(_I32, LANES // 2)
+# x86 intrinsics only where they run: the ahead-of-time build targets haswell, the JIT this CPU.
+AVX2 = AOT_BUILD or (config.ENABLE_AVX and binding.get_host_cpu_features().get("avx2", False))
 
 
 def _data(context, builder, arytype, value):
@@ -88,6 +93,22 @@ def row_castle(typingctx, acc, net, dst, src, sub, sub2, add, add2):
     return sig, _update(2, 2)
 
 
+def _madd(builder, h, w):
+    """Lanes 2i and 2i+1 of h * w (int16, widened) added: eight int32 sums. One vpmaddwd where the target
+    has AVX2; the generic form elsewhere (LLVM makes it two vpmaddwd and some shuffles on x86: it knows h
+    is not negative and widens it the other way)."""
+    if AVX2:
+        fn = builder.module.declare_intrinsic("llvm.x86.avx2.pmadd.wd", fnty=ir.FunctionType(_V8_I32, [_V16, _V16]))
+        return builder.call(fn, [h, w])
+    halves = []
+    for first in (0, 1):
+        lanes = ir.Constant(_V8_I32, list(range(first, LANES, 2)))
+        hh = builder.sext(builder.shuffle_vector(h, ir.Constant(_V16, None), lanes), _V8_I32)
+        ww = builder.sext(builder.shuffle_vector(w, ir.Constant(_V16, None), lanes), _V8_I32)
+        halves.append(builder.mul(hh, ww))
+    return builder.add(halves[0], halves[1])
+
+
 @intrinsic
 def output_sum(typingctx, acc, net, us, them, w2, qa):
     """sum over both rows of ((clamp(acc, 0, qa)^2) >> NNUE_SHIFT) * net[w2 + i], `us` first (int32 lanes:
@@ -102,18 +123,18 @@ def output_sum(typingctx, acc, net, us, them, w2, qa):
         top = builder.shuffle_vector(top, ir.Constant(_V16, None), ir.Constant(ir.VectorType(_I32, LANES), None))
         zero = ir.Constant(_V16, None)
         shift = ir.Constant(_V16, [NNUE_SHIFT] * LANES)
-        total = ir.Constant(_V32, None)
+        total = ir.Constant(_V8_I32, None)
         for half, row in ((0, us), (1, them)):
             for j in range(0, NNUE_HIDDEN, LANES):
                 k = ir.Constant(_I64, j)
                 x = _load(builder, a, builder.add(row, k))
                 x = builder.select(builder.icmp_signed(">", x, zero), x, zero)
                 x = builder.select(builder.icmp_signed("<", x, top), x, top)
-                h = builder.lshr(builder.mul(x, x), shift)  # x <= 255: x*x fits 16 bits unsigned
+                h = builder.lshr(builder.mul(x, x), shift)  # x <= 255: x*x fits 16 bits unsigned, h < 2^15
                 w = _load(builder, n, builder.add(w2, ir.Constant(_I64, half * NNUE_HIDDEN + j)))
-                total = builder.add(total, builder.mul(builder.zext(h, _V32), builder.sext(w, _V32)))
+                total = builder.add(total, _madd(builder, h, w))
         s = ir.Constant(_I32, 0)
-        for i in range(LANES):
+        for i in range(LANES // 2):
             s = builder.add(s, builder.extract_element(total, ir.Constant(_I32, i)))
         return builder.sext(s, _I64)
 
