@@ -1,4 +1,5 @@
-"""Vector code for the learned evaluation: int16 lanes, sixteen at a time (one AVX2 register).
+"""Vector code for the learned evaluation: int16 lanes, sixteen at a time (one AVX2 register); and
+first_max(), the move picker's scan over int32 ordering scores, eight at a time.
 
 numba types every sum of two int16 as int64, so plain loops over the accumulators came out as
 four-lane int64 arithmetic (vpaddq) and cost ~10,000 instructions a move. These intrinsics write the
@@ -13,7 +14,7 @@ off come before the rows put on, in every argument list.
 
 from llvmlite import binding, ir
 from numba import types
-from numba.core import config
+from numba.core import cgutils, config
 from numba.extending import intrinsic
 
 from engine.core.signatures import AOT_BUILD
@@ -137,5 +138,49 @@ def output_sum(typingctx, acc, net, us, them, w2, qa):
         for i in range(LANES // 2):
             s = builder.add(s, builder.extract_element(total, ir.Constant(_I32, i)))
         return builder.sext(s, _I64)
+
+    return sig, codegen
+
+
+@intrinsic
+def first_max(typingctx, arr, start, stop):
+    """Index of the first largest of arr[start:stop] (int32 values above the int32 minimum, stop > start).
+
+    Eight lanes at a time: each lane keeps its largest value and where it first saw it, and the lanes
+    agree at the end. It reads up to seven elements past stop (they must exist) and ignores them.
+    """
+    sig = types.int64(arr, types.int64, types.int64)
+
+    def codegen(context, builder, signature, args):
+        data = _data(context, builder, signature.args[0], args[0])
+        start, stop = args[1], args[2]
+        lanes = LANES // 2
+
+        def splat(value):
+            v = builder.insert_element(ir.Constant(_V8_I32, None), value, ir.Constant(_I32, 0))
+            return builder.shuffle_vector(v, ir.Constant(_V8_I32, None), ir.Constant(_V8_I32, [0] * lanes))
+
+        def reduce(op, v):
+            fnty = ir.FunctionType(_I32, [_V8_I32])
+            fn = cgutils.get_or_insert_function(builder.module, fnty, f"llvm.vector.reduce.{op}.v8i32")
+            return builder.call(fn, [v])
+
+        lowest = ir.Constant(_V8_I32, [-(2**31)] * lanes)
+        end = splat(builder.trunc(stop, _I32))
+        best = cgutils.alloca_once_value(builder, lowest)
+        where = cgutils.alloca_once_value(builder, ir.Constant(_V8_I32, [2**31 - 1] * lanes))
+        with cgutils.for_range_slice(builder, start, stop, ir.Constant(_I64, lanes)) as (k, _):
+            ptr = builder.bitcast(builder.gep(data, [k]), _V8_I32.as_pointer())
+            index = builder.add(splat(builder.trunc(k, _I32)), ir.Constant(_V8_I32, list(range(lanes))))
+            v = builder.select(builder.icmp_signed("<", index, end), builder.load(ptr, align=4), lowest)
+            b = builder.load(best)
+            higher = builder.icmp_signed(">", v, b)
+            builder.store(builder.select(higher, v, b), best)
+            builder.store(builder.select(higher, index, builder.load(where)), where)
+        b = builder.load(best)
+        top = splat(reduce("smax", b))
+        first = builder.select(builder.icmp_signed("==", b, top), builder.load(where),
+                               ir.Constant(_V8_I32, [2**31 - 1] * lanes))
+        return builder.sext(reduce("smin", first), _I64)
 
     return sig, codegen
