@@ -1,9 +1,11 @@
-"""The compiled core's hand-written vector code, under the JIT: the move picker's scan (first_max) against
-numpy, and the output layer with and without its AVX2 intrinsic."""
+"""The compiled core's hand-written vector code and its indexing rule, under the JIT: the move picker's scan
+(first_max) against numpy, the output layer's generic fallback against its AVX2 form, and numba's
+wraparound of negative indices switched off for engine.core only."""
 
 import numpy as np
 from numba import njit
 
+import engine.core  # noqa: F401  (installs the indexing rule)
 from engine.core import simd
 from engine.layout import NNUE_HIDDEN, NNUE_QA, NNUE_SHIFT
 
@@ -39,3 +41,11 @@ def test_the_output_layer_sums_alike_with_and_without_avx2(monkeypatch):
             return simd.output_sum(acc, net, 0, NNUE_HIDDEN, 0, NNUE_QA)
 
         assert total(acc, net) == expected, f"AVX2={avx2}"
+
+
+def test_negative_indices_wrap_around_outside_the_core_only():
+    @njit
+    def last(a):
+        return a[-1]
+
+    assert last(np.arange(5)) == 4
