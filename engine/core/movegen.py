@@ -80,27 +80,22 @@ B_OOO_SAFE = W_OOO_SAFE << U64(56)
 
 
 @njit(inline="always")
-def attackers_to(T, bb, sq, occ):
-    """Pieces of either colour attacking sq, given occupancy occ."""
-    return (
-        (pawn_attacks(T, WHITE, sq) & bb[PAWN] & bb[BB_COLOR + 1])
-        | (pawn_attacks(T, 1, sq) & bb[PAWN] & bb[BB_COLOR])
-        | (knight_attacks(T, sq) & bb[KNIGHT])
-        | (king_attacks(T, sq) & bb[KING])
-        | (rook_attacks(T, sq, occ) & (bb[ROOK] | bb[QUEEN]))
-        | (bishop_attacks(T, sq, occ) & (bb[BISHOP] | bb[QUEEN]))
-    )
-
-
-@njit(inline="always")
 def king_square(bb, color):
     return lsb(bb[KING] & bb[BB_COLOR + color])
 
 
 @njit(inline="always")
 def checkers_of(T, bb, st):
+    """The enemy pieces that check the side to move (a king never can: only the other four kinds are looked at)."""
     us = st[ST_SIDE]
-    return attackers_to(T, bb, king_square(bb, us), bb[BB_ALL]) & bb[BB_COLOR + (us ^ 1)]
+    ksq = king_square(bb, us)
+    occ = bb[BB_ALL]
+    return (
+        (pawn_attacks(T, us, ksq) & bb[PAWN])
+        | (knight_attacks(T, ksq) & bb[KNIGHT])
+        | (rook_attacks(T, ksq, occ) & (bb[ROOK] | bb[QUEEN]))
+        | (bishop_attacks(T, ksq, occ) & (bb[BISHOP] | bb[QUEEN]))
+    ) & bb[BB_COLOR + (us ^ 1)]
 
 
 @njit(inline="always")

@@ -24,6 +24,7 @@ from engine.core.movegen import check_squares, checkers_of, generate, gives_chec
 from engine.core.position import make_move, make_null, move_flag, move_from, move_to, unmake_move, unmake_null
 from engine.core.see import SEE_VALUE, see_ge
 from engine.core.signatures import POS, TABLES, recursive
+from engine.core.simd import first_max
 from engine.core.transposition import (
     BOUND_EXACT,
     BOUND_LOWER,
@@ -215,17 +216,14 @@ def _history_update(S, idx, bonus):
 
 @njit(inline="always")
 def _pick(S, mb, sb, i, n):
-    """Bring the best-scored remaining move to position i (selection sort, one step)."""
-    best = i
-    best_score = S[sb + i]
-    for j in range(i + 1, n):
-        if S[sb + j] > best_score:
-            best = j
-            best_score = S[sb + j]
+    """Bring the best-scored remaining move to position i (selection sort, one step: the first of equal
+    scores, eight at a time; the score rows have room for the reads past n)."""
+    best = first_max(S, sb + i, sb + n) - sb
     if best != i:
         m = S[mb + best]
         S[mb + best] = S[mb + i]
         S[mb + i] = m
+        best_score = S[sb + best]
         S[sb + best] = S[sb + i]
         S[sb + i] = best_score
     return S[mb + i]

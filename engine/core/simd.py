@@ -1,19 +1,23 @@
-"""Vector code for the learned evaluation: int16 lanes, sixteen at a time (one AVX2 register).
+"""Vector code for the learned evaluation: int16 lanes, sixteen at a time (one AVX2 register); and
+first_max(), the move picker's scan over int32 ordering scores, eight at a time.
 
 numba types every sum of two int16 as int64, so plain loops over the accumulators came out as
 four-lane int64 arithmetic (vpaddq) and cost ~10,000 instructions a move. These intrinsics write the
 LLVM vector IR themselves, unrolled over the NNUE_HIDDEN lanes, so each accumulator row is a few
-dozen vpaddw/vpsubw. The IR is generic (no x86 intrinsics): the JIT compiles it for whatever CPU it
-runs on, the ahead-of-time build for haswell.
+dozen vpaddw/vpsubw. The IR is generic: the JIT compiles it for whatever CPU it runs on, the
+ahead-of-time build for haswell. One x86 intrinsic (vpmaddwd, in the output layer) is used only where
+AVX2 is there, with a generic fallback.
 
 Offsets are element indices (int64) into the int16 arrays; rows are NNUE_HIDDEN long. The rows taken
 off come before the rows put on, in every argument list.
 """
 
-from llvmlite import ir
+from llvmlite import binding, ir
 from numba import types
+from numba.core import cgutils, config
 from numba.extending import intrinsic
 
+from engine.core.signatures import AOT_BUILD
 from engine.layout import NNUE_HIDDEN, NNUE_SHIFT
 
 LANES = 16
@@ -21,7 +25,9 @@ _I16 = ir.IntType(16)
 _I32 = ir.IntType(32)
 _I64 = ir.IntType(64)
 _V16 = ir.VectorType(_I16, LANES)
-_V32 = ir.VectorType(_I32, LANES)
+_V8_I32 = ir.VectorType(_I32, LANES // 2)
+# x86 intrinsics only where they run: the ahead-of-time build targets haswell, the JIT this CPU.
+AVX2 = AOT_BUILD or (config.ENABLE_AVX and binding.get_host_cpu_features().get("avx2", False))
 
 
 def _data(context, builder, arytype, value):
@@ -88,6 +94,22 @@ def row_castle(typingctx, acc, net, dst, src, sub, sub2, add, add2):
     return sig, _update(2, 2)
 
 
+def _madd(builder, h, w):
+    """Lanes 2i and 2i+1 of h * w (int16, widened) added: eight int32 sums. One vpmaddwd where the target
+    has AVX2; the generic form elsewhere (LLVM makes it two vpmaddwd and some shuffles on x86: it knows h
+    is not negative and widens it the other way)."""
+    if AVX2:
+        fn = builder.module.declare_intrinsic("llvm.x86.avx2.pmadd.wd", fnty=ir.FunctionType(_V8_I32, [_V16, _V16]))
+        return builder.call(fn, [h, w])
+    halves = []
+    for first in (0, 1):
+        lanes = ir.Constant(_V8_I32, list(range(first, LANES, 2)))
+        hh = builder.sext(builder.shuffle_vector(h, ir.Constant(_V16, None), lanes), _V8_I32)
+        ww = builder.sext(builder.shuffle_vector(w, ir.Constant(_V16, None), lanes), _V8_I32)
+        halves.append(builder.mul(hh, ww))
+    return builder.add(halves[0], halves[1])
+
+
 @intrinsic
 def output_sum(typingctx, acc, net, us, them, w2, qa):
     """sum over both rows of ((clamp(acc, 0, qa)^2) >> NNUE_SHIFT) * net[w2 + i], `us` first (int32 lanes:
@@ -102,19 +124,63 @@ def output_sum(typingctx, acc, net, us, them, w2, qa):
         top = builder.shuffle_vector(top, ir.Constant(_V16, None), ir.Constant(ir.VectorType(_I32, LANES), None))
         zero = ir.Constant(_V16, None)
         shift = ir.Constant(_V16, [NNUE_SHIFT] * LANES)
-        total = ir.Constant(_V32, None)
+        total = ir.Constant(_V8_I32, None)
         for half, row in ((0, us), (1, them)):
             for j in range(0, NNUE_HIDDEN, LANES):
                 k = ir.Constant(_I64, j)
                 x = _load(builder, a, builder.add(row, k))
                 x = builder.select(builder.icmp_signed(">", x, zero), x, zero)
                 x = builder.select(builder.icmp_signed("<", x, top), x, top)
-                h = builder.lshr(builder.mul(x, x), shift)  # x <= 255: x*x fits 16 bits unsigned
+                h = builder.lshr(builder.mul(x, x), shift)  # x <= 255: x*x fits 16 bits unsigned, h < 2^15
                 w = _load(builder, n, builder.add(w2, ir.Constant(_I64, half * NNUE_HIDDEN + j)))
-                total = builder.add(total, builder.mul(builder.zext(h, _V32), builder.sext(w, _V32)))
+                total = builder.add(total, _madd(builder, h, w))
         s = ir.Constant(_I32, 0)
-        for i in range(LANES):
+        for i in range(LANES // 2):
             s = builder.add(s, builder.extract_element(total, ir.Constant(_I32, i)))
         return builder.sext(s, _I64)
+
+    return sig, codegen
+
+
+@intrinsic
+def first_max(typingctx, arr, start, stop):
+    """Index of the first largest of arr[start:stop] (int32 values above the int32 minimum, stop > start).
+
+    Eight lanes at a time: each lane keeps its largest value and where it first saw it, and the lanes
+    agree at the end. It reads up to seven elements past stop (they must exist) and ignores them.
+    """
+    sig = types.int64(arr, types.int64, types.int64)
+
+    def codegen(context, builder, signature, args):
+        data = _data(context, builder, signature.args[0], args[0])
+        start, stop = args[1], args[2]
+        lanes = LANES // 2
+
+        def splat(value):
+            v = builder.insert_element(ir.Constant(_V8_I32, None), value, ir.Constant(_I32, 0))
+            return builder.shuffle_vector(v, ir.Constant(_V8_I32, None), ir.Constant(_V8_I32, [0] * lanes))
+
+        def reduce(op, v):
+            fnty = ir.FunctionType(_I32, [_V8_I32])
+            fn = cgutils.get_or_insert_function(builder.module, fnty, f"llvm.vector.reduce.{op}.v8i32")
+            return builder.call(fn, [v])
+
+        lowest = ir.Constant(_V8_I32, [-(2**31)] * lanes)
+        end = splat(builder.trunc(stop, _I32))
+        best = cgutils.alloca_once_value(builder, lowest)
+        where = cgutils.alloca_once_value(builder, ir.Constant(_V8_I32, [2**31 - 1] * lanes))
+        with cgutils.for_range_slice(builder, start, stop, ir.Constant(_I64, lanes)) as (k, _):
+            ptr = builder.bitcast(builder.gep(data, [k]), _V8_I32.as_pointer())
+            index = builder.add(splat(builder.trunc(k, _I32)), ir.Constant(_V8_I32, list(range(lanes))))
+            v = builder.select(builder.icmp_signed("<", index, end), builder.load(ptr, align=4), lowest)
+            b = builder.load(best)
+            higher = builder.icmp_signed(">", v, b)
+            builder.store(builder.select(higher, v, b), best)
+            builder.store(builder.select(higher, index, builder.load(where)), where)
+        b = builder.load(best)
+        top = splat(reduce("smax", b))
+        first = builder.select(builder.icmp_signed("==", b, top), builder.load(where),
+                               ir.Constant(_V8_I32, [2**31 - 1] * lanes))
+        return builder.sext(reduce("smin", first), _I64)
 
     return sig, codegen
