@@ -25,7 +25,8 @@ from tests import jobs_cases
 from tests.batch_support import stack
 from tests.conftest import ROOT
 
-FISCHER = ROOT / "benchmarks" / "data" / "fischer_spassky_1972_game6.pgn"  # 40 moves
+FISCHER_FILE = ROOT / "benchmarks" / "data" / "fischer_spassky_1972_game6.pgn"  # 40 moves
+FISCHER = FISCHER_FILE.read_text()
 
 SHILLING = json.loads(jobs_cases.load_event("jobs-post-review.json")["body"])["pgn"]  # 5. Nxf7?? is the blunder
 NAG_OF = {6: "inaccuracy", 2: "mistake", 4: "blunder"}
@@ -430,7 +431,7 @@ def test_review_errors(s):
 @pytest.mark.slow
 def test_kibitz_review_of_a_40_move_game_at_300_ms(tmp_path):
     """The issue's test: a 40-move game at 300 ms a move, locally, read back by python-chess."""
-    game = FISCHER
+    game = FISCHER_FILE
     out, graphs = tmp_path / "annotated.pgn", tmp_path / "graphs"
     env = {k: v for k, v in os.environ.items() if k not in ("KIBITZ_JOBS_TABLE", "KIBITZ_JOBS_QUEUE_URL",
                                                               "KIBITZ_URL")}
