@@ -202,7 +202,7 @@ def _parse_castling(text, pieces):
     rights = 0
     for c in text:
         if c not in _CASTLE_BITS:
-            hint = " (rook files are Chess960's X-FEN/Shredder-FEN: variant chess960)" if c in "ABCDEFGHabcdefgh" else ""
+            hint = " (rook files: Chess960's X-FEN/Shredder-FEN, variant chess960)" if c in "ABCDEFGHabcdefgh" else ""
             raise FenError("castling", f"bad character {c!r} in {text!r}; use '-' or letters from KQkq{hint}")
         if rights & _CASTLE_BITS[c]:
             raise FenError("castling", f"{c!r} appears twice in {text!r}")

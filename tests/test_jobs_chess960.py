@@ -38,7 +38,7 @@ def test_a_pgns_variant_tag_wins_and_the_request_gives_the_rest():
     positions, errors = read_positions(JobRequest(pgn=untagged, variant="chess960"))
     assert errors == [] and all(p.chess960 for p in positions)
     # a game tagged standard stays standard in a chess960 request: its castling is e1g1
-    positions, errors = read_positions(JobRequest(pgn=f'[Variant "Standard"]\n\n1. e4 e5 2. Nf3 Nc6 3. Bc4 Bc5 '
+    positions, errors = read_positions(JobRequest(pgn='[Variant "Standard"]\n\n1. e4 e5 2. Nf3 Nc6 3. Bc4 Bc5 '
                                                       "4. O-O *", variant="chess960"))
     assert errors == [] and not positions[-1].chess960 and positions[-1].moves[-1] == "e1g1"
 
