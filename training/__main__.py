@@ -35,7 +35,8 @@ def main(argv=None):
     e.add_argument("net", help="the net file to write, e.g. engine/nets/kibitz.nnue")
     e.add_argument("--check", default=None, help="a dataset folder: compare quantised and float evaluations")
     w = sub.add_parser("wdl", help="fit the win/draw/loss model (engine/wdl.py) to self-play games")
-    w.add_argument("--data", action="append", required=True, help="dataset folder (repeat for several)")
+    w.add_argument("--games", action="append", help="a benchmarks/match.py journal with [%%eval]s (repeat for several)")
+    w.add_argument("--data", action="append", help="a gen dataset folder (repeat for several)")
     w.add_argument("--write", action="store_true", help="rewrite the constants in engine/wdl.py")
     w.add_argument("--record", action="store_true", help="record the report in docs/benchmarks.md")
     args = ap.parse_args(argv)
@@ -53,6 +54,8 @@ def main(argv=None):
     elif args.command == "wdl":
         from training import wdl
 
+        if not (args.games or args.data):
+            ap.error("wdl: give --games JOURNAL or --data FOLDER")
         wdl.main(args)
     elif args.command == "export":
         from training import export, records
