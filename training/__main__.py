@@ -16,6 +16,8 @@ def main(argv=None):
     g.add_argument("--hard-nodes", type=int, default=None, help="nodes a move at most (default: 4 x --nodes)")
     g.add_argument("--games", type=int, default=None, help="stop after this many games (default: run until killed)")
     g.add_argument("--net", default=None, help="search with this net file (default: the shipped net)")
+    g.add_argument("--chess960", type=float, default=0.0, metavar="SHARE",
+                   help="this share of the games (0..1) starts from a Chess960 start position")
     t = sub.add_parser("train", help="fit the network to a dataset")
     t.add_argument("--data", action="append", required=True, help="dataset folder (repeat for several)")
     t.add_argument("--out", required=True, help="the float weights, .npz (a checkpoint sits beside it)")
@@ -44,7 +46,7 @@ def main(argv=None):
         from training import gen
 
         gen.run(args.out, seed=args.seed, workers=args.workers, nodes=args.nodes, games=args.games, net=args.net,
-                hard_nodes=args.hard_nodes)
+                hard_nodes=args.hard_nodes, chess960=args.chess960)
     elif args.command == "train":
         from training import train
 
