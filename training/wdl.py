@@ -161,7 +161,10 @@ def fit(X, s, y, iterations=60, report=print):
         for k in range(8):
             e = np.zeros(8)
             e[k] = h
-            H[:, k] = (loss_and_gradient(theta + e, X, s, y)[1] - loss_and_gradient(theta - e, X, s, y)[1]) / (2 * h)
+            up, down = loss_and_gradient(theta + e, X, s, y)[1], loss_and_gradient(theta - e, X, s, y)[1]
+            if up is None or down is None:  # at the edge of a, b > 0 (a degenerate sample): stop here
+                return theta, nll
+            H[:, k] = (up - down) / (2 * h)
         H = (H + H.T) / 2
         while True:
             try:
@@ -266,7 +269,7 @@ def run(folders=(), journals=(), write=False, record=False, report=print):
     X = features(material)
     s = score / 100
     train, test = ~held, held
-    report(f"{int(train.sum())} positions to fit, {int(test.sum())} held back (games numbered 0 mod {HOLDOUT_EVERY})")
+    report(f"{int(train.sum())} positions to fit, {int(test.sum())} held back (whole games)")
     theta, nll = fit(X[train], s[train], outcome[train], report=report)
     base = np.bincount(outcome[train], minlength=3) / train.sum()  # loss, draw, win
     model, constant, predicted = evaluate(theta, X[test], s[test], outcome[test], base)
@@ -287,9 +290,13 @@ def run(folders=(), journals=(), write=False, record=False, report=print):
     gap_before = worst_draw_gap(score[test], SCORE_BINS, outcome[test], before_predicted[1])
     a = [round(float(v) * 100, 1) for v in theta[:4]]
     b = [round(float(v) * 100, 1) for v in theta[4:]]
-    text = (f"{summary}\n\nCalibration on the held-back games, by score:\n\n{by_score}\n\nBy material:\n\n{by_material}"
-            f"\n\nThe largest gap between the observed and predicted draw share in a score bin of at least {MIN_BIN} "
-            f"positions: {gap:.1f} points (the constants before: {gap_before:.1f}).\n\n"
+    if gap == gap:  # not NaN: some bin has enough positions
+        judged = (f"The largest gap between the observed and predicted draw share in a score bin of at least "
+                  f"{MIN_BIN} positions: {gap:.1f} points (the constants before: {gap_before:.1f}).")
+    else:
+        judged = f"No score bin has {MIN_BIN} held-back positions yet: too few games to judge the draw shares."
+    text = (f"{summary}\n\nCalibration on the held-back games, by score:\n\n{by_score}\n\nBy material:\n\n"
+            f"{by_material}\n\n{judged}\n\n"
             f"Positions: {int(train.sum())} fitted, {int(test.sum())} held back (whole games, see training/wdl.py), "
             f"from {', '.join(sources)}. a(x) = {a} and b(x) = {b} (cp; coefficients of x^3, x^2, "
             f"x, 1; x = material / 58). The model beats the constant predictor by "
