@@ -87,15 +87,18 @@ def truncate_torn_tail(journal):
     journal.write_bytes(text[:text.rstrip(b"\n").rfind(b"\n") + 1])
 
 
-def openings(seed):
-    lines = [" ".join(line.split()[:4]) + " 0 1" for line in BOOK.read_text().splitlines() if line.strip()]
+def openings(seed, chess960=False):
+    if chess960:  # the 960 start positions themselves (Scharnagl numbers), in X-FEN
+        lines = [chess.Board.from_chess960_pos(n).fen() for n in range(960)]
+    else:
+        lines = [" ".join(line.split()[:4]) + " 0 1" for line in BOOK.read_text().splitlines() if line.strip()]
     random.Random(seed).shuffle(lines)
     return lines
 
 
 class Limits:
-    def __init__(self, tc=None, nodes=None, adjudicate=False):
-        self.nodes, self.adjudicate = nodes, adjudicate
+    def __init__(self, tc=None, nodes=None, adjudicate=False, chess960=False):
+        self.nodes, self.adjudicate, self.chess960 = nodes, adjudicate, chess960
         self.base = self.inc = None
         if tc:
             base, inc = tc.split("+")
@@ -103,12 +106,13 @@ class Limits:
 
     def text(self):
         text = f"{self.nodes} nodes" if self.nodes else f"{self.base:g}+{self.inc:g}"
+        text += ", Chess960" if self.chess960 else ""
         return text + ", adjudicated" if self.adjudicate else text
 
 
 def play_game(engines, fen, a_white, limits, problems):
     """One game; returns (A's score, the game as PGN). engines: {"a": engine, "b": engine}."""
-    board = chess.Board(fen)
+    board = chess.Board(fen, chess960=limits.chess960)  # python-chess sets UCI_Chess960 on both engines
     white, black = (engines["a"], engines["b"]) if a_white else (engines["b"], engines["a"])
     clocks = {chess.WHITE: limits.base, chess.BLACK: limits.base}
     game = chess.pgn.Game.from_board(board)
@@ -188,7 +192,7 @@ class Match:
         self.journal = pathlib.Path(journal) if journal else None
         self.resumed = 0
         done = self.resume(seed) if self.journal else set()
-        book = openings(seed)
+        book = openings(seed, limits.chess960)
         for i in range(self.max_pairs):
             if i not in done:
                 self.jobs.put((i, book[i % len(book)]))
@@ -349,6 +353,8 @@ def main(argv=None):
     ap.add_argument("--b-opt", action="append", default=[], help="Name=Value UCI option for B")
     ap.add_argument("--a-dir", default=None, help="A's checkout (default: this one)")
     ap.add_argument("--b-dir", default=None, help="B's checkout in self-play (default: this one)")
+    ap.add_argument("--variant", choices=["standard", "chess960"], default="standard",
+                    help="chess960: each pair starts from a random one of the 960 start positions")
     ap.add_argument("--adjudicate", action="store_true",
                     help="end games early by fishtest's resign and draw rules (benchmarks/adjudication.py)")
     ap.add_argument("--pgn", default=None)
@@ -357,7 +363,7 @@ def main(argv=None):
     ap.add_argument("--strength", default=None, help="a change's name: add its row to docs/strength.md")
     args = ap.parse_args(argv)
     a, b, label = players(args)
-    limits = Limits(None if args.nodes else args.tc, args.nodes, args.adjudicate)
+    limits = Limits(None if args.nodes else args.tc, args.nodes, args.adjudicate, args.variant == "chess960")
     match = Match(a, b, limits, args.games, args.concurrency, args.sprt, args.seed,
                   log=lambda s: print(s, file=sys.stderr, flush=True), journal=args.journal).run()
     for p in match.problems:

@@ -46,6 +46,7 @@ class Game:
     moves: list  # UCI, the main line
     result: str | None
     chess960: bool = False  # [Variant "Chess960"]: castling in the moves is king-to-rook (e1h1)
+    comments: list = dataclasses.field(default_factory=list)  # per move, its {comments} after it ("" if none)
 
 
 _TOKEN = re.compile(r"""
@@ -75,14 +76,15 @@ def _unescape(value):
 def read_games(text, max_plies=MAX_GAME_PLIES, chess960=False):
     """Yield each Game of a PGN text. Raises PgnError at the first game that cannot be read.
     chess960: the rules of a game with no Variant tag (its tag, when it has one, says them)."""
-    game_tags, tokens, depth, number = {}, [], 0, 0
+    game_tags, tokens, comments, depth, number = {}, [], [], 0, 0
     in_movetext = False
 
     def finish(result):
-        nonlocal game_tags, tokens, in_movetext, number
+        nonlocal game_tags, tokens, comments, in_movetext, number
         number += 1
         game = _replay(number, game_tags, tokens, result, max_plies, chess960)
-        game_tags, tokens, in_movetext = {}, [], False
+        game.comments = comments
+        game_tags, tokens, comments, in_movetext = {}, [], [], False
         return game
 
     for m in _TOKEN.finditer(_strip_escapes(text)):
@@ -90,6 +92,8 @@ def read_games(text, max_plies=MAX_GAME_PLIES, chess960=False):
         if kind in ("space", "comment", "line_comment", "nag", "annotation", "number"):
             if kind == "comment" and not m.group().endswith("}"):
                 raise PgnError(number + 1, "a { comment } is not closed")
+            if kind == "comment" and not depth and tokens:  # a main-line move's comment (its [%eval], say)
+                comments[-1] = (comments[-1] + " " + m.group()[1:-1].strip()).strip()
             continue
         if kind == "open":
             depth += 1
@@ -110,6 +114,7 @@ def read_games(text, max_plies=MAX_GAME_PLIES, chess960=False):
         elif kind == "move":
             in_movetext = True
             tokens.append(m.group())
+            comments.append("")
         else:
             raise PgnError(number + 1, f"unexpected {m.group()!r} in the movetext")
     if depth:

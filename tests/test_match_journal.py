@@ -83,3 +83,17 @@ def test_a_journal_that_already_decides_the_sprt_plays_nothing(tmp_path):
     assert again.verdict == "H1"
     assert again.run() is again  # returns at once: no engine is started
     assert len(again.scores) == len(first.scores)
+
+
+def test_chess960_matches_start_from_the_960_starts_and_say_so(tmp_path):
+    starts = openings(7, chess960=True)
+    assert len(set(starts)) == 960
+    boards = [chess.Board(f, chess960=True) for f in starts[:20]]
+    assert all(b.is_valid() and b.castling_rights for b in boards)
+    assert any(b.king(chess.WHITE) != chess.E1 for b in boards)  # not the standard start dressed up
+    assert Limits("10+0.1", chess960=True).text() == "10+0.1, Chess960"
+    # a journal of standard games does not resume as a 960 match
+    journal = tmp_path / "m.jsonl"
+    Match(*players(), Limits("10+0.1"), 8, journal=journal)
+    with pytest.raises(SystemExit, match="limits"):
+        Match(*players(), Limits("10+0.1", chess960=True), 8, journal=journal)

@@ -118,6 +118,23 @@ def test_selfplay_searches_to_the_soft_limit_and_each_game_starts_afresh():
 
 
 @pytest.mark.slow
+def test_a_chess960_share_starts_games_from_960_starts_and_none_leaves_the_games_as_they_were():
+    book = [line for line in gen.BOOK.read_text().splitlines() if line.strip()]
+    player = gen.Player(300, 1200)
+    standard, _ = player.game(5, 0, book)
+    assert np.array_equal(standard, player.game(5, 0, book, chess960=0.0)[0])
+    back_ranks = set()
+    for game in range(4):
+        recs, plies = player.game(5, game, book, chess960=1.0)
+        assert plies > 0 and len(recs)
+        board = records.unpack_board(recs[0])  # a few random plies in: most of the back rank still stands
+        back_ranks.add(tuple(int(board[sq]) for sq in range(8)))
+    standard_rank = (4, 2, 3, 5, 6, 3, 2, 4)  # R N B Q K B N R (engine.layout's codes)
+    assert len(back_ranks) > 1 and any(sum(a != b for a, b in zip(r, standard_rank, strict=True)) >= 4
+                                       for r in back_ranks)
+
+
+@pytest.mark.slow
 def test_the_whole_pipeline_on_tiny_data(tmp_path, monkeypatch):
     data = tmp_path / "data"
     gen.run(data, seed=3, workers=0, nodes=300, games=2)

@@ -114,3 +114,51 @@ def test_uci_show_wdl():
     assert any("UCI_ShowWDL needs true or false" in line for line in out)
     plain = uci("position startpos", "go depth 3", "position startpos")
     assert all("wdl" not in line for line in plain if line.startswith("info depth"))
+
+
+GAME = """[Event "t"]
+[Result "0-1"]
+
+1. e4 {[%eval 0.30] [%clk 0:00:09]} d5 {[%eval 0.25]} 2. exd5 {[%eval 0.40]} Qxd5 {[%eval -0.10]}
+3. Nc3 {no score} Qa5 {[%eval #-4]} 0-1
+"""
+
+
+def test_a_match_games_evals_give_each_searched_position_its_mover_score_and_outcome():
+    from training import wdl as fit
+
+    rows = fit.game_positions(GAME)
+    # the position searched is the one before the move: e4 at 78 material, then d5, exd5 (78), Qxd5 (77)
+    assert rows == [(78, 30, 0), (78, -25, 2), (78, 40, 0), (77, 10, 2)]  # mover's cp, outcome for the mover
+    assert fit.game_positions(GAME.replace("0-1", "*")) == []  # unfinished: no outcome to learn from
+
+
+def test_the_fit_reads_match_journals_holds_back_whole_pairs_and_reports_calibration(tmp_path, monkeypatch):
+    import json
+
+    from training import report
+    from training import wdl as fit
+
+    rng = np.random.default_rng(3)
+    journal = tmp_path / "selfplay.jsonl"
+    lines = [json.dumps({"settings": {}})]
+    for pair in range(300):
+        games = []
+        for _ in range(2):
+            evals = rng.normal(0, 150, 20)  # White's view, pawns: a drift the result follows
+            result = "1-0" if evals.mean() > 60 else "0-1" if evals.mean() < -60 else "1/2-1/2"
+            moves = ["Nf3", "Nf6", "Ng1", "Ng8"] * 5
+            text = " ".join(f"{m} {{[%eval {e / 100:.2f}]}}" for m, e in zip(moves, evals, strict=True))
+            games.append(f'[Result "{result}"]\n\n{text} {result}\n')
+        lines.append(json.dumps({"pair": pair, "scores": [0.5, 0.5], "problems": [], "pgn": games}))
+    journal.write_text("\n".join(lines) + "\n{torn")
+    material, score, outcome, held = fit.games_dataset([journal])
+    assert len(score) == 300 * 2 * 20 and held.sum() == 60 * 2 * 20  # pairs 0, 5, 10 ...: both games held
+    doc = tmp_path / "benchmarks.md"
+    doc.write_text("# Benchmarks\n\n## WDL model\n\nold\n")
+    monkeypatch.setattr(report, "DOC", doc)
+    fit.run(journals=[journal], record=True, report=lambda *a: None)
+    text = doc.read_text()
+    assert f"`python -m training wdl --games {journal} --write --record`" in text
+    assert "the constants before this fit" in text and "By material:" in text and "draw: observed - predicted" in text
+    assert re.search(r"Of the 600 games, \d+ were drawn", text)

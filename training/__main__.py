@@ -16,6 +16,8 @@ def main(argv=None):
     g.add_argument("--hard-nodes", type=int, default=None, help="nodes a move at most (default: 4 x --nodes)")
     g.add_argument("--games", type=int, default=None, help="stop after this many games (default: run until killed)")
     g.add_argument("--net", default=None, help="search with this net file (default: the shipped net)")
+    g.add_argument("--chess960", type=float, default=0.0, metavar="SHARE",
+                   help="this share of the games (0..1) starts from a Chess960 start position")
     t = sub.add_parser("train", help="fit the network to a dataset")
     t.add_argument("--data", action="append", required=True, help="dataset folder (repeat for several)")
     t.add_argument("--out", required=True, help="the float weights, .npz (a checkpoint sits beside it)")
@@ -35,7 +37,8 @@ def main(argv=None):
     e.add_argument("net", help="the net file to write, e.g. engine/nets/kibitz.nnue")
     e.add_argument("--check", default=None, help="a dataset folder: compare quantised and float evaluations")
     w = sub.add_parser("wdl", help="fit the win/draw/loss model (engine/wdl.py) to self-play games")
-    w.add_argument("--data", action="append", required=True, help="dataset folder (repeat for several)")
+    w.add_argument("--games", action="append", help="a benchmarks/match.py journal with [%%eval]s (repeat for several)")
+    w.add_argument("--data", action="append", help="a gen dataset folder (repeat for several)")
     w.add_argument("--write", action="store_true", help="rewrite the constants in engine/wdl.py")
     w.add_argument("--record", action="store_true", help="record the report in docs/benchmarks.md")
     args = ap.parse_args(argv)
@@ -43,7 +46,7 @@ def main(argv=None):
         from training import gen
 
         gen.run(args.out, seed=args.seed, workers=args.workers, nodes=args.nodes, games=args.games, net=args.net,
-                hard_nodes=args.hard_nodes)
+                hard_nodes=args.hard_nodes, chess960=args.chess960)
     elif args.command == "train":
         from training import train
 
@@ -53,6 +56,8 @@ def main(argv=None):
     elif args.command == "wdl":
         from training import wdl
 
+        if not (args.games or args.data):
+            ap.error("wdl: give --games JOURNAL or --data FOLDER")
         wdl.main(args)
     elif args.command == "export":
         from training import export, records

@@ -1,10 +1,12 @@
 """Self-play training data: Kibitz against itself at a fixed node count per move.
 
     python -m training gen --out ~/kibitz-data/gen1 --nodes 5000 --seed 1 --workers 2 [--games N] [--net NET]
-        [--hard-nodes N]
+        [--hard-nodes N] [--chess960 SHARE]
 
 Each game starts from a position of the 2-move book followed by a few random legal plies (1 to 6),
 kept only if the first search scores it within 400 cp, so the data covers more than the book's lines.
+With --chess960 SHARE, that share of the games starts instead from one of the 960 Chess960 start
+positions (then the same random plies), so that the net also sees the structures 960 openings make.
 Then both sides search `--nodes` soft nodes a move (no depth starts after them; `--hard-nodes`, by
 default four times as many, ends a depth that runs away), with the game's table and histories kept from
 move to move as in a UCI game (training/selfplay.py plays the whole game in compiled code; before
@@ -74,14 +76,20 @@ class Player:
         self.out_side = np.zeros(n, np.int32)
         self.out_score = np.zeros(n, np.int64)
 
-    def game(self, seed, game, book):
+    def game(self, seed, game, book, chess960=0.0):
         """(records of the game's quiet positions, plies) for game number `game` of the run `seed`."""
         from engine.board import Board
+        from engine.fen import chess960_fen
         from training import selfplay
 
         rng = random.Random(f"{seed}:{game}")
+        # A draw only when asked: with no share, a game's moves are what they were before the option.
+        start960 = chess960 > 0 and rng.random() < chess960
         while True:
-            board = Board(" ".join(rng.choice(book).split()[:4]) + " 0 1", capacity=1024)
+            if start960:
+                board = Board(chess960_fen(rng.randrange(960)), capacity=1024, chess960=True)
+            else:
+                board = Board(" ".join(rng.choice(book).split()[:4]) + " 0 1", capacity=1024)
             kept, result, plies = selfplay.play(
                 self.T, self.NET, *board.arrays, self.tt, self.S, self.template, self.ctl, self.acc, self.cont,
                 self.moves, rng.getrandbits(31), self.nodes, self.hard_nodes, rng.randint(*RANDOM_PLIES),
@@ -99,7 +107,7 @@ class Player:
         return recs, plies
 
 
-def worker(out, seed, index, workers, nodes, hard_nodes, games, net, progress):
+def worker(out, seed, index, workers, nodes, hard_nodes, games, net, progress, chess960=0.0):
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     book = [line for line in BOOK.read_text().splitlines() if line.strip()]
     path = shard_path(out, seed, index, workers)
@@ -113,7 +121,7 @@ def worker(out, seed, index, workers, nodes, hard_nodes, games, net, progress):
         while games is None or index + workers * k < games:
             game = index + workers * k
             before = player.stats.copy()
-            recs, plies = player.game(seed, game, book)
+            recs, plies = player.game(seed, game, book, chess960)
             f.write(recs.tobytes())
             f.flush()
             progress.put((len(recs), plies, *(player.stats - before).tolist()))
@@ -128,7 +136,9 @@ def commit():
         return "unknown"
 
 
-def run(out, seed=1, workers=2, nodes=5000, games=None, net=None, hard_nodes=None):
+def run(out, seed=1, workers=2, nodes=5000, games=None, net=None, hard_nodes=None, chess960=0.0):
+    if not 0 <= chess960 <= 1:
+        raise SystemExit(f"gen: --chess960 is a share of the games, 0 to 1, not {chess960}")
     out = pathlib.Path(out).expanduser()
     out.mkdir(parents=True, exist_ok=True)
     from engine.bench import SIGNATURE
@@ -137,7 +147,7 @@ def run(out, seed=1, workers=2, nodes=5000, games=None, net=None, hard_nodes=Non
     meta_path = out / f"meta-s{seed}.json"
     meta = {"command": " ".join(["python -m training gen"] + sys.argv[2:]), "seed": seed, "workers": workers,
             "nodes": nodes, "hard_nodes": hard_nodes or HARD_NODES * nodes, "table_and_histories": "kept in a game",
-            "commit": commit(), "bench": SIGNATURE, "book": BOOK.name, "net": net,
+            "commit": commit(), "bench": SIGNATURE, "book": BOOK.name, "net": net, "chess960_share": chess960,
             "random_plies": RANDOM_PLIES, "opening_max_cp": OPENING_MAX_CP,
             "adjudication": {"win_cp": selfplay.WIN_CP, "win_plies": selfplay.WIN_PLIES,
                              "draw_cp": selfplay.DRAW_CP, "draw_plies": selfplay.DRAW_PLIES,
@@ -154,7 +164,7 @@ def run(out, seed=1, workers=2, nodes=5000, games=None, net=None, hard_nodes=Non
     searched = np.zeros(3, np.int64)  # nodes, depths, searches
     if workers == 0:  # in this process: no start-up of its own (the tests, a compiled search already here)
         progress = queue.SimpleQueue()
-        worker(str(out), seed, 0, 1, nodes, hard_nodes, games, net, progress)
+        worker(str(out), seed, 0, 1, nodes, hard_nodes, games, net, progress, chess960)
         for item in iter(progress.get, None):
             positions, n_games = positions + item[0], n_games + 1
         print(f"gen: done, {positions} positions from {n_games} games in {time.monotonic() - t0:.0f} s", flush=True)
@@ -166,8 +176,8 @@ def run(out, seed=1, workers=2, nodes=5000, games=None, net=None, hard_nodes=Non
     previous = signal.signal(signal.SIGTERM, stop)
     ctx = multiprocessing.get_context("spawn")
     progress = ctx.Queue()
-    procs = [ctx.Process(target=worker, args=(str(out), seed, w, workers, nodes, hard_nodes, games, net, progress),
-                         daemon=True)
+    procs = [ctx.Process(target=worker, daemon=True,
+                         args=(str(out), seed, w, workers, nodes, hard_nodes, games, net, progress, chess960))
              for w in range(workers)]
     for p in procs:
         p.start()
