@@ -61,6 +61,7 @@ class Chunk:
     positions: int
     first_number: int  # the first record's number (game or line)
     first_index: int  # the first position's index in the whole job, from 0
+    last_number: int  # the last record's number: a continuation after this chunk starts its count there
 
 
 class Scanner:
@@ -223,7 +224,8 @@ class Chunker:
     def _emit(self):
         rs, self.records = self.records, []
         positions = sum(r.positions for r in rs)
-        chunk = Chunk(self.next_chunk, rs[0].start, rs[-1].end, positions, rs[0].number, self.next_index)
+        chunk = Chunk(self.next_chunk, rs[0].start, rs[-1].end, positions, rs[0].number, self.next_index,
+                      rs[-1].number)
         self.next_chunk += 1
         self.next_index += positions
         return chunk
@@ -248,3 +250,46 @@ def text_of(data, start):
     if start == 0 and data.startswith(BOM):
         data = data[len(BOM):]
     return data.decode("utf-8").replace("\r\n", "\n")
+
+
+def check_head(text, fmt):
+    """None if the start of a text (decoded, possibly cut mid-line) reads as `fmt`, else why not. Enough to
+    refuse a wrong format at submission; the chunks' analysis names any bad record later."""
+    import json
+
+    from engine.epd import parse_epd
+    from engine.fen import FenError
+
+    lines = [line.strip() for line in text.splitlines()[:-1] or text.splitlines()]
+    first = next((line for line in lines if line and not (fmt == "epd" and line.startswith("#"))), None)
+    if first is None:
+        return "no position in its first bytes (blank)"
+    if fmt == "jsonl":
+        try:
+            value = json.loads(first)
+        except ValueError as e:
+            return f"format jsonl: its first line is not JSON ({e})"
+        if not isinstance(value, str | dict):
+            return "format jsonl: a line is a FEN string or an object {id, fen, moves}"
+        return None
+    if fmt == "epd":
+        try:
+            parse_epd(first)
+        except FenError as e:
+            return f"format epd: its first line is not EPD ({e})"
+        return None
+    records = Scanner("pgn").feed(text.encode())
+    if first.startswith(("{", '"')) and not first.startswith("{ "):
+        try:
+            json.loads(first)
+            return "format pgn: it reads as JSON lines (format jsonl?)"
+        except ValueError:
+            pass
+    try:
+        parse_epd(first)
+        return "format pgn: its first line is a position (format epd?)"
+    except FenError:
+        pass
+    if not first.startswith(("[", "%", ";", "{")) and not re.match(r"\d+\s*\.", first) and not records:
+        return f"format pgn: it starts with {first[:40]!r}, not a tag pair or a move number"
+    return None

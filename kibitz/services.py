@@ -21,7 +21,7 @@ EXTERNAL = ("KIBITZ_JOBS_TABLE", "KIBITZ_JOBS_QUEUE_URL")
 
 def uses_resources(path=template.TEMPLATE):
     """True when the template has queues or tables (so functions need them)."""
-    return bool(template.queues(path) or template.tables(path))
+    return bool(template.queues(path) or template.tables(path) or template.buckets(path))
 
 
 class Services:
@@ -90,7 +90,7 @@ class Services:
         """Lines for people: where the queues and tables are, and who polls."""
         lines = []
         if self.mode == "embedded":
-            lines.append(f"  SQS + DynamoDB: moto on {self.aws.endpoint} (in memory; gone when this stops)")
+            lines.append(f"  SQS + DynamoDB + S3: moto on {self.aws.endpoint} (in memory; gone when this stops)")
             for name, res in self.aws.resources.items():
                 lines.append(f"    {name:22} {res['Ref']}")
             if self.aws.faults is not None:
