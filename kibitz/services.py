@@ -54,7 +54,9 @@ class Services:
             self.aws.apply_env()
             self.functions = self.aws.functions()
             queues = self.aws.resources
-            env_of = lambda fn: {**fn.environment, **self.aws.env}
+            # the queue's maxReceiveCount as overridden: BatchFunction's last delivery writes a chunk's failure
+            count = {"KIBITZ_MAX_RECEIVE_COUNT": str(self.max_receive_count)} if self.max_receive_count else {}
+            env_of = lambda fn: {**fn.environment, **self.aws.env, **count}
         self._queues, self._env_of = queues, env_of
         if pollers:
             self.start_pollers()
