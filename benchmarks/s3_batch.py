@@ -154,8 +154,12 @@ def main():
         while (g := chess.pgn.read_game(handle)) is not None:
             assert not g.errors and all(n.eval() is not None for n in g.mainline())
             games += 1
-        dlq = int(run.sqs.get_queue_attributes(QueueUrl=run.res["JobsDeadLetterQueue"]["Ref"], AttributeNames=[
-            "ApproximateNumberOfMessages"])["Attributes"]["ApproximateNumberOfMessages"])
+        # SQS moves the message at its next receive after the last failed one: after one more visibility timeout
+        deadline, dlq = time.monotonic() + 90, 0
+        while dlq == 0 and time.monotonic() < deadline:
+            time.sleep(1)
+            dlq = int(run.sqs.get_queue_attributes(QueueUrl=run.res["JobsDeadLetterQueue"]["Ref"], AttributeNames=[
+                "ApproximateNumberOfMessages"])["Attributes"]["ApproximateNumberOfMessages"])
         assert dlq == 1, dlq
         analysed = total - bad["positions"]
         stats_pgn = dict(source.stats)
