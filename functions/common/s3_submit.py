@@ -16,8 +16,9 @@ from functions.common.s3_messages import SplitMessage, Where, send
 from functions.common.s3_source import check_source
 
 
-def submit_s3(request, store=None, sqs=None, queue_url=None, api_key_id=None):
-    """JobAccepted (total 0: the positions are counted as the source is split), or InputError naming the field."""
+def submit_s3(request, store=None, sqs=None, queue_url=None, api_key_id=None, job_id=None):
+    """JobAccepted (total 0: the positions are counted as the source is split), or InputError naming the field.
+    job_id: given by the drop folder (s3_drop.py), derived from the object, so that an event twice is one job."""
     sources = request.sources()
     if sources != ["source"]:
         raise InputError(422, "body" if sources else "source",
@@ -36,7 +37,7 @@ def submit_s3(request, store=None, sqs=None, queue_url=None, api_key_id=None):
     from functions.common.job_submit import new_job_id
 
     limits = request.limits()
-    job_id = new_job_id()
+    job_id = job_id or new_job_id()
     S3Jobs(store).create(job_id, limits, info)
     where = Where(bucket=info.bucket, key=info.key, etag=info.etag, format=info.format, compression=info.compression)
     try:

@@ -10,7 +10,8 @@ and review_report.py do the work; this module is the HTTP adapter. A function of
 cold start carries neither boto3 nor the jobs code, and its IAM role reaches no table and no queue.
 
 POST /jobs with `source` and `format` takes a job from an object in S3 (functions/common/s3_submit.py), and
-POST /jobs/uploads gives a presigned URL to put one into InputBucket.
+POST /jobs/uploads gives a presigned URL to put one into InputBucket. An object put under InputBucket/incoming/
+starts a job by itself: EventBridge invokes this function with S3's event (functions/common/s3_drop.py).
 
 Configuration (template.yaml): KIBITZ_JOBS_TABLE, KIBITZ_JOBS_QUEUE_URL, KIBITZ_RESULTS_TTL_DAYS,
 KIBITZ_INPUT_BUCKET, KIBITZ_EXTRA_INPUT_BUCKET, KIBITZ_OUTPUT_BUCKET, KIBITZ_MAX_SOURCE_BYTES, CORS_ORIGIN,
@@ -34,6 +35,7 @@ from functions.common.job_routes import add_job_routes
 from functions.common.job_store import Store
 from functions.common.job_submit import submit
 from functions.common.review_report import annotated_pgn
+from functions.common.s3_drop import dropped, start
 from functions.common.s3_source import upload
 
 logger = Logger()
@@ -102,8 +104,26 @@ def aws_unavailable(e):
 
 
 @api_handler(logger, tracer, metrics)
-def lambda_handler(event, context):
+def api(event, context):
     return app.resolve(event, context)
+
+
+@logger.inject_lambda_context
+@metrics.log_metrics
+def drop_folder(objects, context):
+    metrics.add_metric("DropEvents", MetricUnit.Count, len(objects))
+    for bucket, key in objects:
+        marker = start(bucket, key)
+        if marker is not None:
+            metrics.add_metric("DroppedJobs" if marker["job_id"] else "DroppedRefused", MetricUnit.Count, 1)
+            logger.info("dropped object", extra=marker)
+    return {"objects": len(objects)}
+
+
+def lambda_handler(event, context):
+    if (objects := dropped(event)) is not None:  # S3's event, not a request
+        return drop_folder(objects, context)
+    return api(event, context)
 
 
 init_phase.end()
