@@ -6,6 +6,7 @@ failures while the rest completes."""
 import gzip
 import io
 import json
+import time
 
 import chess
 import chess.pgn
@@ -234,3 +235,68 @@ def test_an_upload_url_takes_a_file(s):
         assert r.status == 200
     status, body = submit(s, answer["source"], "pgn")
     assert status == 202, body
+
+
+def test_two_deliveries_of_a_chunk_leave_the_lines_and_games_of_one(s):
+    """The part is one object, written only if absent: the second delivery's lines and games are both dropped."""
+    from functions.common.s3_chunk import put_part, read_part
+
+    key = "concurrent/parts/000000.part"
+    assert put_part(s.s3, s.output, key, '{"index":0,"eval":"first"}\n', '[Event "first"]\n', 1, 0)
+    assert not put_part(s.s3, s.output, key, '{"index":0,"eval":"second"}\n', '[Event "second"]\n', 1, 0)
+    assert read_part(s.s3, s.output, key) == (b'{"index":0,"eval":"first"}\n', b'[Event "first"]\n')
+
+
+def one_chunk_on_its_last_delivery(s, name):
+    """A job of one chunk, split by hand; (job id, the chunk's message received for the 5th and last time)."""
+    from kibitz.eventsource import sqs_event
+    from tests.test_batch import receive_all
+
+    while got := s.sqs.receive_message(QueueUrl=s.queue_url, MaxNumberOfMessages=10).get("Messages"):
+        for m in got:  # what earlier tests left (the upload test's job)
+            s.sqs.delete_message(QueueUrl=s.queue_url, ReceiptHandle=m["ReceiptHandle"])
+    status, body = submit(s, put(s, name, GAMES), "pgn")
+    split = receive_all(s, 1)
+    split[0]["Attributes"]["ApproximateReceiveCount"] = "1"
+    assert s.invoke_batch(sqs_event(split, s.queue_arn, "us-east-1")) == {"batchItemFailures": []}
+    chunk = receive_all(s, 1)
+    chunk[0]["Attributes"]["ApproximateReceiveCount"] = "5"
+    return body["job_id"], sqs_event(chunk, s.queue_arn, "us-east-1")
+
+
+def test_a_chunk_deferred_on_its_last_delivery_is_named(s, monkeypatch):
+    monkeypatch.setenv("KIBITZ_RECORD_MARGIN_MS", str(10**9))  # no invocation has the time
+    job_id, event = one_chunk_on_its_last_delivery(s, "deferred.pgn")
+    assert len(s.invoke_batch(event)["batchItemFailures"]) == 1  # raised: SQS moves it to the dead-letter queue
+    state, lines, _ = output(s, job_id)
+    assert state["status"] == "done-with-failures" and state["s3"]["failures"][0]["chunk"] == 0
+    assert "deferred 5 times" in state["s3"]["failures"][0]["error"]
+    assert len(lines) == 94 and all(x["status"] == "failed" for x in lines)
+
+
+def test_a_chunk_whose_last_delivery_died_is_named_at_the_next_read(s, monkeypatch):
+    """The invocation dies mid-chunk (SystemExit stands for a timeout or a crash: nothing after it runs); once its
+    time is past, GET /jobs/{id} counts the chunk's failure and queues a finish message for the output."""
+    from functions.common import s3_worker
+    from kibitz.eventsource import sqs_event
+    from tests.test_batch import receive_all
+
+    def dies(*args, **kwargs):
+        raise SystemExit("killed")
+
+    job_id, event = one_chunk_on_its_last_delivery(s, "died.pgn")
+    monkeypatch.setattr(s3_worker, "analyse_chunk", dies)
+    monkeypatch.setattr(s3_worker, "LAST_DELIVERY_SLACK_S", 0)
+    with pytest.raises(SystemExit):
+        s.invoke_batch(event, timeout_s=1)
+    status, state = s.get(job_id)
+    assert state["status"] == "running" and state["s3"]["failures"] == []  # its time is not up yet
+    time.sleep(1.5)
+    status, state = s.get(job_id)
+    assert state["failed"] == 94 and state["s3"]["phase"] == "writing"
+    assert "did not finish" in state["s3"]["failures"][0]["error"]
+    finish = receive_all(s, 1)
+    assert json.loads(finish[0]["Body"])["kind"] == "finish"
+    assert s.invoke_batch(sqs_event(finish, s.queue_arn, "us-east-1")) == {"batchItemFailures": []}
+    state, lines, _ = output(s, job_id)
+    assert state["status"] == "done-with-failures" and len(lines) == 94

@@ -77,7 +77,7 @@ def s3_record(record, lambda_context):
     logger.append_keys(job_id=record.message_attributes["job_id"].string_value, index=None,
                        message_id=record.message_id, receive_count=record.attributes.approximate_receive_count)
     outcome = s3_worker.handle(kind, record, lambda_context.get_remaining_time_in_millis, cache)
-    metrics.add_metric("S3Splits" if kind == "split" else "S3Chunks", MetricUnit.Count, 1)
+    metrics.add_metric({"split": "S3Splits", "finish": "S3Finishes"}.get(kind, "S3Chunks"), MetricUnit.Count, 1)
     logger.info(f"{kind} {outcome}", extra={"chunk": record.message_attributes["chunk"].string_value})
     return outcome
 

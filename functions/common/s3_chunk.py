@@ -2,13 +2,15 @@
 bytes, its games or lines read again (engine/chunking.py), every position analysed through the analysis
 cache, and its result part written to the output bucket:
 
-    <job_id>/parts/<chunk>.jsonl   one line a position: {index, id, game, ply, line, status, fen, analysis, error}
-    <job_id>/parts/<chunk>.pgn     PGN input: its games annotated as a review annotates them
+    <job_id>/parts/<chunk>.part    one line a position: {index, id, game, ply, line, status, fen, analysis, error};
+                                   then, for PGN input, its games annotated as a review annotates them
+                                   (metadata: done, failed, and jsonl-bytes, where the lines end)
 
 A part is written only if it is not there (If-None-Match), and the chunk is counted once (s3_jobs.py), so a
-message delivered twice, or a poller killed mid-chunk, reports each position once. A chunk already counted
-is not analysed again. A game or line that cannot be read (an illegal move, a bad FEN) fails its positions,
-in the part, with the reason; the rest of the chunk goes on.
+message delivered twice, or a poller killed mid-chunk, reports each position once. One object, so the lines
+and the games come from the same delivery even when two analyse the chunk at once (their searches differ).
+A chunk already counted is not analysed again. A game or line that cannot be read (an illegal move, a bad
+FEN) fails its positions, in the part, with the reason; the rest of the chunk goes on.
 """
 
 import json
@@ -26,8 +28,15 @@ class ChunkDeferred(Exception):
     """Not enough of the invocation left for the chunk's positions: SQS delivers it again."""
 
 
-def part_key(job_id, chunk, suffix):
-    return f"{job_id}/parts/{chunk:06d}.{suffix}"
+def part_key(job_id, chunk):
+    return f"{job_id}/parts/{chunk:06d}.part"
+
+
+def read_part(s3, bucket, key):
+    """(jsonl bytes, annotated pgn bytes) of a part."""
+    o = s3.get_object(Bucket=bucket, Key=key)
+    body, cut = o["Body"].read(), int(o["Metadata"]["jsonl-bytes"])
+    return body[:cut], body[cut:]
 
 
 def positions_of(fmt, text, record):
@@ -145,13 +154,14 @@ def run(message, s3, bucket, cache, remaining_ms):
     return "".join(x + "\n" for x in lines), ("\n".join(games) if fmt == "pgn" else None), done, failed
 
 
-def put_part(s3, bucket, key, body, done, failed):
+def put_part(s3, bucket, key, jsonl, pgn, done, failed):
     """Write a part unless it is there. False when another delivery wrote it first."""
     from botocore.exceptions import ClientError
 
+    lines = jsonl.encode()
     try:
-        s3.put_object(Bucket=bucket, Key=key, Body=body.encode(), IfNoneMatch="*",
-                      Metadata={"done": str(done), "failed": str(failed)})
+        s3.put_object(Bucket=bucket, Key=key, Body=lines + (pgn or "").encode(), IfNoneMatch="*",
+                      Metadata={"done": str(done), "failed": str(failed), "jsonl-bytes": str(len(lines))})
         return True
     except ClientError as e:
         if e.response.get("Error", {}).get("Code") in ("PreconditionFailed", "412", "ConditionalRequestConflict"):
@@ -176,14 +186,12 @@ def analyse_chunk(message, s3, bucket, cache, remaining_ms, jobs=None):
     """Analyse, write and count a chunk. Returns (event, job item after the count or None if counted before)."""
     jobs = jobs or S3Jobs()
     job_id, chunk = message.job_id, message.chunk
-    key = part_key(job_id, chunk, "jsonl")
+    key = part_key(job_id, chunk)
     already = part_counts(s3, bucket, key)
     if already is not None:  # a redelivery, or a duplicate: the part stands, make sure it is counted
         return "redelivered", jobs.count_chunk(job_id, chunk, *already)
     jsonl, pgn, done, failed = run(message, s3, bucket, cache, remaining_ms)
-    if pgn is not None:  # before the JSONL part, whose presence says the chunk is analysed
-        put_part(s3, bucket, part_key(job_id, chunk, "pgn"), pgn, done, failed)
-    if not put_part(s3, bucket, key, jsonl, done, failed):
+    if not put_part(s3, bucket, key, jsonl, pgn, done, failed):
         done, failed = part_counts(s3, bucket, key)
         return "duplicate", jobs.count_chunk(job_id, chunk, done, failed)
     return "analysed", jobs.count_chunk(job_id, chunk, done, failed)

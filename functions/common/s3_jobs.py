@@ -5,7 +5,10 @@
                           links (NS: byte offsets the splitter has recorded), split_done, refused, chunks_total,
                           total (positions found), chunk_done / chunk_failed (NS of chunk numbers),
                           pos_done / pos_failed, output (JobOutput, JSON)
-    <uuid>      -2 - c    chunk c's failure (its retries ran out): where, error, first_index, positions
+    <uuid>      -2 - c    chunk c's failure (its retries ran out): where, error, first_index, positions; with
+                          pending_until (epoch s) while its last delivery runs: if the chunk is not counted by
+                          then, that delivery died (timeout, crash), the message went to the dead-letter queue,
+                          and the next read of the job's progress counts the failure (overdue())
 
 Idempotence, as for positions: each split link and each chunk is added to the counts in one update
 conditional on its number not being in the set yet, so a redelivered message changes nothing; the
@@ -13,6 +16,8 @@ result parts in S3 are written only if absent (s3_chunk.py).
 """
 
 import json
+import os
+import time
 
 from functions.common.job_models import job_status
 from functions.common.job_store import JOB_SEQ, Store, now_iso
@@ -79,16 +84,39 @@ class S3Jobs:
         except self.ddb.exceptions.ConditionalCheckFailedException:
             return None
 
+    def expect_failure(self, job_id, failure, until_s):
+        """Before a chunk's last delivery: its failure, counted by overdue() if the chunk is not counted by then."""
+        item = {**self._key(job_id, FAILURE_SEQ - failure.chunk), "failure": {"S": failure.model_dump_json()},
+                "pending_until": {"N": str(int(until_s))}, "expires_at": self.store._expires()}
+        self.ddb.put_item(TableName=self.table, Item=item)
+
+    def overdue(self, job_id, item, failure_items, now_s):
+        """Count the failures whose last delivery died (pending past its time, the chunk not counted). The job
+        item after them, or None when there were none."""
+        counted = {int(n) for name in ("chunk_done", "chunk_failed") for n in item.get(name, {}).get("NS", [])}
+        after = None
+        for f in failure_items:
+            if "pending_until" in f and int(f["pending_until"]["N"]) < now_s:
+                failure = ChunkFailure.model_validate_json(f["failure"]["S"])
+                if failure.chunk not in counted:
+                    after = self.count_chunk(job_id, failure.chunk, 0, failure.positions, failure) or after
+        return after
+
     def set_output(self, job_id, output):
         self.ddb.update_item(TableName=self.table, Key=self._key(job_id), UpdateExpression="SET #o = :o",
                              ExpressionAttributeNames={"#o": "output"},
                              ExpressionAttributeValues={":o": {"S": output.model_dump_json()}})
 
-    def failures(self, job_id, limit=MAX_FAILURES_SHOWN):
+    def failure_items(self, job_id, limit=MAX_FAILURES_SHOWN):
         page = self.ddb.query(TableName=self.table, ConsistentRead=True, Limit=limit, ScanIndexForward=False,
                               KeyConditionExpression="job_id = :j AND seq <= :s",
                               ExpressionAttributeValues={":j": {"S": job_id}, ":s": {"N": str(FAILURE_SEQ)}})
-        return [ChunkFailure.model_validate_json(i["failure"]["S"]) for i in page.get("Items", [])]
+        return page.get("Items", [])
+
+    def failures(self, job_id, limit=MAX_FAILURES_SHOWN, items=None):
+        """The counted failures (not those still pending)."""
+        items = self.failure_items(job_id, limit) if items is None else items
+        return [ChunkFailure.model_validate_json(i["failure"]["S"]) for i in items if "pending_until" not in i]
 
 
 def counts(item):
@@ -156,7 +184,14 @@ def state(store, job_id):
     item = jobs.item(job_id)
     if item is None:
         return None
+    failure_items = jobs.failure_items(job_id)
+    if "output" not in item and (after := jobs.overdue(job_id, item, failure_items, time.time())) is not None:
+        item, failure_items = after, jobs.failure_items(job_id)
+        if counts(item)[4]:  # that was the last chunk: BatchFunction writes the output
+            from functions.common.s3_messages import FinishMessage, send
+
+            send(client("sqs"), os.environ["KIBITZ_JOBS_QUEUE_URL"], [FinishMessage(job_id=job_id)])
     job = job_dict(job_id, item)
-    _, s3 = progress(item, jobs.failures(job_id), presigned(client("s3")))
+    _, s3 = progress(item, jobs.failures(job_id, items=failure_items), presigned(client("s3")))
     return JobState(**{k: v for k, v in job.items() if k not in ("source", "games", "s3")}, review=False, games=None,
                     results=[], next_after=None, s3=s3)

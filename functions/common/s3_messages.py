@@ -4,6 +4,7 @@ messages of job_queue.py; the `kind` message attribute tells them apart):
     split   cut the source into chunks from byte `offset` on (s3_split.py); one at submission, and another
             from where an invocation stopped when its time ran short
     chunk   analyse the positions of bytes [start, end) of an object (s3_chunk.py)
+    finish  write a complete job's output (s3_output.py), when no chunk's delivery did
 
     send(sqs, queue_url, [message, ...])     # SendMessageBatch, 10 a call, calls in parallel; raises if any refused
 """
@@ -59,6 +60,17 @@ class ChunkMessage(BaseModel):
     options: SearchLimits
 
 
+class FinishMessage(BaseModel):
+    """Write a complete job's output: sent by JobsFunction when a read of the job's progress counted its last
+    chunk's failure (its last delivery died: s3_jobs.S3Jobs.overdue)."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    kind: Literal["finish"] = "finish"
+    job_id: str = Field(min_length=1, max_length=64)
+    chunk: int = -1
+
+
 def attributes(message):
     number = message.chunk
     return {"job_id": {"DataType": "String", "StringValue": message.job_id},
@@ -67,7 +79,7 @@ def attributes(message):
 
 
 def read(kind, body):
-    return (SplitMessage if kind == "split" else ChunkMessage).model_validate_json(body)
+    return {"split": SplitMessage, "finish": FinishMessage}.get(kind, ChunkMessage).model_validate_json(body)
 
 
 def _send_group(sqs, queue_url, entries):

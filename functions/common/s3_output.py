@@ -11,7 +11,7 @@ split link) writes them; writing them again (a redelivery) writes the same bytes
 import json
 import os
 
-from functions.common.s3_chunk import part_key
+from functions.common.s3_chunk import part_key, read_part
 from functions.common.s3_jobs import S3Jobs, counts, source_of
 from functions.common.s3_models import JobOutput
 from functions.common.s3_split import Staged, output_bucket
@@ -32,9 +32,9 @@ def finalize(job_id, item, s3, jobs=None):
     try:
         for chunk in range(total):
             if chunk in done:
-                jsonl.write(s3.get_object(Bucket=bucket, Key=part_key(job_id, chunk, "jsonl"))["Body"].read())
+                lines, games = read_part(s3, bucket, part_key(job_id, chunk))
+                jsonl.write(lines)
                 if pgn is not None:
-                    games = s3.get_object(Bucket=bucket, Key=part_key(job_id, chunk, "pgn"))["Body"].read()
                     pgn.write(games + (b"\n" if games else b""))
             elif chunk in failures:
                 f = failures[chunk]
