@@ -300,3 +300,31 @@ def test_a_chunk_whose_last_delivery_died_is_named_at_the_next_read(s, monkeypat
     assert s.invoke_batch(sqs_event(finish, s.queue_arn, "us-east-1")) == {"batchItemFailures": []}
     state, lines, _ = output(s, job_id)
     assert state["status"] == "done-with-failures" and len(lines) == 94
+
+
+def test_a_job_whose_output_writer_died_is_finished_at_a_later_read(s, monkeypatch):
+    """The invocation that counted the last chunk dies before writing the output: once FINISH_AFTER_S has passed
+    since that count, GET /jobs/{id} queues a finish message."""
+    from functions.common import s3_jobs, s3_worker
+    from kibitz.eventsource import sqs_event
+    from tests.test_batch import receive_all
+
+    def dies(*args, **kwargs):
+        raise SystemExit("killed")
+
+    job_id, event = one_chunk_on_its_last_delivery(s, "writer-died.pgn")
+    event["Records"][0]["attributes"]["ApproximateReceiveCount"] = "1"
+    monkeypatch.setattr(s3_worker, "finalize", dies)
+    with pytest.raises(SystemExit):
+        s.invoke_batch(event)
+    monkeypatch.undo()
+    status, state = s.get(job_id)
+    assert (state["done"], state["s3"]["phase"]) == (94, "writing")
+    assert s.depth()[0] == 0  # no finish message yet: the count is too recent
+    monkeypatch.setattr(s3_jobs, "FINISH_AFTER_S", 0)
+    s.get(job_id)
+    finish = receive_all(s, 1)
+    assert s.invoke_batch(sqs_event(finish, s.queue_arn, "us-east-1")) == {"batchItemFailures": []}
+    state, lines, pgn = output(s, job_id)
+    assert state["status"] == "done" and len(lines) == 94
+    check_pgn_output(lines, pgn, GAMES)

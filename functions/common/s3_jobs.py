@@ -15,6 +15,7 @@ conditional on its number not being in the set yet, so a redelivered message cha
 result parts in S3 are written only if absent (s3_chunk.py).
 """
 
+import datetime
 import json
 import os
 import time
@@ -25,6 +26,9 @@ from functions.common.s3_models import ChunkCounts, ChunkFailure, JobOutput, S3P
 
 MAX_FAILURES_SHOWN = 100
 FAILURE_SEQ = -2  # chunk c's failure item is FAILURE_SEQ - c
+# A complete job with no output this long after its last count: whoever counted last died before writing it
+# (BatchFunction's timeout, and some); a read of its progress then queues a finish message
+FINISH_AFTER_S = 330
 
 
 class S3Jobs:
@@ -174,6 +178,19 @@ def job_dict(job_id, item):
             "s3": s3}
 
 
+def _epoch(iso):
+    return datetime.datetime.fromisoformat(iso.replace("Z", "+00:00")).timestamp()
+
+
+def finish(job_id):
+    """Queue a finish message: BatchFunction writes the output of a complete job (again, if one is on it)."""
+    from functions.common.clients import client
+    from functions.common.s3_messages import FinishMessage, send
+
+    if url := os.environ.get("KIBITZ_JOBS_QUEUE_URL"):  # unset: the CLI reading the table (kibitz batch --table)
+        send(client("sqs"), url, [FinishMessage(job_id=job_id)])
+
+
 def state(store, job_id):
     """JobState of an S3 job (its failures, and presigned URLs once it has its output), or None."""
     from functions.common.clients import client
@@ -185,12 +202,14 @@ def state(store, job_id):
     if item is None:
         return None
     failure_items = jobs.failure_items(job_id)
-    if "output" not in item and (after := jobs.overdue(job_id, item, failure_items, time.time())) is not None:
-        item, failure_items = after, jobs.failure_items(job_id)
-        if counts(item)[4]:  # that was the last chunk: BatchFunction writes the output
-            from functions.common.s3_messages import FinishMessage, send
-
-            send(client("sqs"), os.environ["KIBITZ_JOBS_QUEUE_URL"], [FinishMessage(job_id=job_id)])
+    now = time.time()
+    if "output" not in item:
+        counted = jobs.overdue(job_id, item, failure_items, now)
+        if counted is not None:
+            item, failure_items = counted, jobs.failure_items(job_id)
+        last_count = _epoch(item.get("updated_at", item["created_at"])["S"])
+        if counts(item)[4] and (counted is not None or now - last_count > FINISH_AFTER_S):
+            finish(job_id)
     job = job_dict(job_id, item)
     _, s3 = progress(item, jobs.failures(job_id, items=failure_items), presigned(client("s3")))
     return JobState(**{k: v for k, v in job.items() if k not in ("source", "games", "s3")}, review=False, games=None,
