@@ -196,7 +196,7 @@ def test_the_analysis_cache_table_is_on_demand_with_ttl_and_encryption():
 def test_the_jobs_routes_and_the_layers_are_declared():
     doc = raw_template()
     events = doc["Resources"]["JobsFunction"]["Properties"]["Events"]
-    assert {(e["Properties"]["Method"], e["Properties"]["Path"]) for e in events.values()} == {
+    assert {(e["Properties"]["Method"], e["Properties"]["Path"]) for e in events.values() if e["Type"] == "Api"} == {
         ("POST", "/jobs"), ("GET", "/jobs/{job_id}"), ("GET", "/jobs/{job_id}/pgn"), ("POST", "/jobs/uploads")}
     layer = doc["Resources"]["CommonLayer"]
     assert layer["Metadata"]["BuildMethod"] == "makefile" and layer["Properties"]["ContentUri"] == "layers/common/"
@@ -293,8 +293,22 @@ def test_s3_grants_are_least_privilege():
 
     jobs, batch = grants("JobsFunction"), grants("BatchFunction")
     assert jobs["PresignUploads"] == (["s3:PutObject"], ["${InputBucket.Arn}/uploads/*"])
+    assert jobs["DropFolderMarkers"] == (["s3:PutObject"], ["${InputBucket.Arn}/incoming/*.job.json"])
     assert jobs["ReadSourcesAndOutputs"][0] == batch["ReadSourcesAndParts"][0] == ["s3:GetObject"]
     assert batch["WriteOutputs"] == (["s3:AbortMultipartUpload", "s3:PutObject"], ["${OutputBucket.Arn}/*"])
     assert batch["MissingPartIs404"] == (["s3:ListBucket"], ["OutputBucket.Arn"])
     for sid, (actions, _) in {**jobs, **batch}.items():
         assert not any("*" in a or a.startswith("s3:Delete") for a in actions), sid
+
+
+def test_the_drop_folder_goes_through_eventbridge_so_the_bucket_does_not_depend_on_the_function():
+    """A bucket notification to JobsFunction would make InputBucket depend on the function, which names the bucket
+    (a circular dependency): S3 sends its events to EventBridge, and the function's rule picks incoming/."""
+    res = raw_template()["Resources"]
+    notify = res["InputBucket"]["Properties"]["NotificationConfiguration"]
+    assert notify == {"EventBridgeConfiguration": {"EventBridgeEnabled": True}}
+    (rule,) = [e for e in res["JobsFunction"]["Properties"]["Events"].values() if e["Type"] == "EventBridgeRule"]
+    pattern = rule["Properties"]["Pattern"]
+    assert pattern["source"] == ["aws.s3"] and pattern["detail-type"] == ["Object Created"]
+    assert pattern["detail"]["bucket"]["name"][0].value == "InputBucket"
+    assert pattern["detail"]["object"]["key"] == [{"prefix": "incoming/"}]
