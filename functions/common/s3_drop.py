@@ -37,6 +37,8 @@ MISSING = ("404", "NoSuchKey", "NotFound", "403", "AccessDenied")  # without s3:
 def dropped(event):
     """[(bucket, key as the event gives it)] of an S3 "Object Created" event (EventBridge or a
     notification's Records), or None when the event is neither."""
+    if not isinstance(event, dict):
+        return None
     if event.get("source") == "aws.s3" and isinstance(event.get("detail"), dict):
         d = event["detail"]
         return [(d["bucket"]["name"], d["object"]["key"])]
@@ -69,9 +71,10 @@ def options_of(s3, bucket, key, head):
     try:
         raw = s3.get_object(Bucket=bucket, Key=key + ".json", Range=f"bytes=0-{MAX_SIDECAR_BYTES - 1}")["Body"].read()
     except ClientError as e:
-        if e.response.get("Error", {}).get("Code") not in MISSING:
+        code = e.response.get("Error", {}).get("Code")
+        if code not in (*MISSING, "InvalidRange"):
             raise
-        raw = None
+        raw = b"" if code == "InvalidRange" else None  # InvalidRange: an empty sidecar
     if raw is not None:
         try:
             options = json.loads(raw)
