@@ -328,3 +328,15 @@ def test_a_job_whose_output_writer_died_is_finished_at_a_later_read(s, monkeypat
     state, lines, pgn = output(s, job_id)
     assert state["status"] == "done" and len(lines) == 94
     check_pgn_output(lines, pgn, GAMES)
+
+
+def test_the_join_reads_the_parts_in_parallel_and_in_order(s, monkeypatch):
+    from functions.common import s3_output
+    from functions.common.s3_chunk import part_key, put_part
+
+    monkeypatch.setattr(s3_output, "READ_WINDOW", 7)  # windows cut mid-way
+    for c in range(20):
+        put_part(s.s3, s.output, part_key("joined", c), f'{{"index":{c}}}\n', f"[Round \"{c}\"]\n", 1, 0)
+    parts = list(s3_output.read_parts(s.s3, s.output, "joined", [c for c in range(20) if c != 5]))
+    assert [lines for lines, _ in parts] == [f'{{"index":{c}}}\n'.encode() for c in range(20) if c != 5]
+    assert [games for _, games in parts] == [f"[Round \"{c}\"]\n".encode() for c in range(20) if c != 5]

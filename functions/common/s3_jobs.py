@@ -112,10 +112,17 @@ class S3Jobs:
                              ExpressionAttributeValues={":o": {"S": output.model_dump_json()}})
 
     def failure_items(self, job_id, limit=MAX_FAILURES_SHOWN):
-        page = self.ddb.query(TableName=self.table, ConsistentRead=True, Limit=limit, ScanIndexForward=False,
-                              KeyConditionExpression="job_id = :j AND seq <= :s",
-                              ExpressionAttributeValues={":j": {"S": job_id}, ":s": {"N": str(FAILURE_SEQ)}})
-        return page.get("Items", [])
+        """Up to `limit` failure items, chunk 0 first (pages of 1 MB: the output's join asks for all of them)."""
+        items, start = [], None
+        while len(items) < limit:
+            page = self.ddb.query(TableName=self.table, ConsistentRead=True, Limit=limit - len(items),
+                                  ScanIndexForward=False, KeyConditionExpression="job_id = :j AND seq <= :s",
+                                  ExpressionAttributeValues={":j": {"S": job_id}, ":s": {"N": str(FAILURE_SEQ)}},
+                                  **({"ExclusiveStartKey": start} if start else {}))
+            items += page.get("Items", [])
+            if not (start := page.get("LastEvaluatedKey")):
+                break
+        return items
 
     def failures(self, job_id, limit=MAX_FAILURES_SHOWN, items=None):
         """The counted failures (not those still pending)."""

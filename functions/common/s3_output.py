@@ -10,6 +10,7 @@ split link) writes them; writing them again (a redelivery) writes the same bytes
 
 import json
 import os
+from concurrent.futures import ThreadPoolExecutor
 
 from functions.common.s3_chunk import part_key, read_part
 from functions.common.s3_jobs import S3Jobs, counts, source_of
@@ -17,6 +18,8 @@ from functions.common.s3_models import JobOutput
 from functions.common.s3_split import Staged, output_bucket
 
 URL_EXPIRES_S = 3600
+READ_THREADS = 16
+READ_WINDOW = 128
 
 
 def finalize(job_id, item, s3, jobs=None):
@@ -30,9 +33,10 @@ def finalize(job_id, item, s3, jobs=None):
     jsonl = Staged(s3, bucket, f"{job_id}/results.jsonl")
     pgn = Staged(s3, bucket, f"{job_id}/annotated.pgn") if pgn_input else None
     try:
+        parts = read_parts(s3, bucket, job_id, sorted(done))
         for chunk in range(total):
             if chunk in done:
-                lines, games = read_part(s3, bucket, part_key(job_id, chunk))
+                lines, games = next(parts)
                 jsonl.write(lines)
                 if pgn is not None:
                     pgn.write(games + (b"\n" if games else b""))
@@ -55,6 +59,14 @@ def finalize(job_id, item, s3, jobs=None):
                        urls_expire_in_s=URL_EXPIRES_S)
     jobs.set_output(job_id, output)
     return output
+
+
+def read_parts(s3, bucket, job_id, chunks):
+    """(lines, games) of each chunk's part, in order. READ_THREADS GETs at once: one after another, the
+    parts of a large job (tens of thousands) would not be read in one invocation's 300 s."""
+    with ThreadPoolExecutor(READ_THREADS) as pool:
+        for i in range(0, len(chunks), READ_WINDOW):  # a window at a time: memory holds no more than it
+            yield from pool.map(lambda c: read_part(s3, bucket, part_key(job_id, c)), chunks[i:i + READ_WINDOW])
 
 
 def presigned(s3):
