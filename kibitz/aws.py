@@ -1,5 +1,5 @@
-"""SQS and DynamoDB on this machine: moto's ThreadedMotoServer on 127.0.0.1, with the template's
-queues (visibility timeout, retention, redrive to the dead-letter queue) and tables (keys, TTL).
+"""SQS, DynamoDB and S3 on this machine: moto's ThreadedMotoServer on 127.0.0.1, with the template's
+queues (visibility timeout, retention, redrive to the dead-letter queue), tables (keys, TTL) and buckets.
 
     aws = LocalAWS().start()          # a free port on 127.0.0.1
     aws.env                           # AWS_ENDPOINT_URL=http://127.0.0.1:PORT, fake credentials, region
@@ -82,7 +82,7 @@ class LocalAWS:
         return f"{self.prefix}-{logical_id}"
 
     def create_resources(self):
-        """Every queue and table of the template; dead-letter queues before the queues that redrive to them."""
+        """Every queue, table and bucket of the template; dead-letter queues before the queues that redrive to them."""
         sqs, ddb = self.client("sqs"), self.client("dynamodb")
         queues = template.queues(self.template_path)
         order = sorted(queues.values(), key=lambda q: q.dead_letter_queue is not None)
@@ -107,6 +107,11 @@ class LocalAWS:
                                                                                  "Enabled": True})
             arn = f"arn:aws:dynamodb:{REGION}:{ACCOUNT}:table/{name}"
             self.resources[t.name] = {"Ref": name, "Arn": arn}
+        s3 = self.client("s3")
+        for logical_id in template.buckets(self.template_path):
+            name = self.physical_name(logical_id).lower()  # bucket names are lower case
+            s3.create_bucket(Bucket=name)
+            self.resources[logical_id] = {"Ref": name, "Arn": f"arn:aws:s3:::{name}"}
         return self.resources
 
     def functions(self):

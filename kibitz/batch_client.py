@@ -2,7 +2,10 @@
 
     kibitz batch submit FILE [--movetime-ms N] [--depth N] [--nodes N] [--multipv N] [--variant chess960]
                              [--url API | --queue-url Q --table T] [--wait] [--format F]
-    kibitz batch results JOB_ID [--wait] [--format jsonl|csv|epd] [--output FILE] [--url API | --table T]
+    kibitz batch results JOB_ID [--wait] [--format jsonl|csv|epd] [--output FILE] [--pgn FILE] [--url API | --table T]
+
+A .gz or .zst file, or any with --s3, is uploaded (POST /jobs/uploads, then a PUT to the URL it gives) and
+submitted as a job read from S3; its results are its output's JSONL (and with --pgn, the annotated games).
 
 FILE: .epd (one position a line, `id` opcodes kept), .pgn (every position of every game), .txt (one
 FEN a line, optionally followed by `moves` and UCI moves; blank lines and # comments skipped), or
@@ -198,10 +201,13 @@ def wait(api, job_id, progress=True):
                 bar = tqdm(total=state["total"], unit="pos", desc=f"job {job_id[:8]}", file=sys.stderr,
                            dynamic_ncols=True, mininterval=0.2)
             if bar is not None:
-                bar.n = finished
-                bar.set_postfix_str(f"{state['status']}, {state['failed']} failed", refresh=False)
+                bar.total = max(bar.total or 0, state["total"])  # an S3 job's total grows as it is split
+                bar.update(finished - bar.n)  # update(), not n =: tqdm's rate (pos/s) and ETA come from it
+                phase = f", {state['s3']['phase']}" if state.get("s3") else ""
+                bar.set_postfix_str(f"{state['status']}{phase}, {state['failed']} failed", refresh=False)
                 bar.refresh()
-            if state["status"] in ("done", "done-with-failures"):
+            if state["status"] in ("done", "done-with-failures") and (not state.get("s3") or
+                                                                       state["s3"]["output"] is not None):
                 return state
             time.sleep(POLL_S)
     finally:
@@ -291,9 +297,50 @@ def summary(state, shown):
 # --- the verbs ------------------------------------------------------------------------------------
 
 
+S3_SUFFIXES = {".gz": "gzip", ".zst": "zstd"}
+
+
+def s3_format(path, args):
+    """The format of a file sent through S3 (--s3, or compressed), from --format-in or its name; else None."""
+    path = pathlib.Path(path)
+    compressed = path.suffix.lower() in S3_SUFFIXES
+    if not (compressed or getattr(args, "s3", False)):
+        return None
+    stem = pathlib.Path(path.stem).suffix.lower() if compressed else path.suffix.lower()
+    fmt = {".pgn": "pgn", ".epd": "epd", ".jsonl": "jsonl"}.get(stem)
+    if fmt is None:
+        raise ClientError(f"{path}: through S3 a file is .pgn, .epd or .jsonl (plain, .gz or .zst)")
+    return fmt
+
+
+def upload(api, path):
+    """POST /jobs/uploads, then PUT the file to the URL it gives: the job's source."""
+    status, answer = api._call("POST", "/jobs/uploads", {"filename": pathlib.Path(path).name})
+    if status != 201:
+        raise ClientError("\n".join(explain(status, answer)))
+    data = pathlib.Path(path).read_bytes()
+    if len(data) > answer["max_bytes"]:
+        raise ClientError(f"{path}: {len(data)} bytes; this deployment takes at most {answer['max_bytes']}")
+    req = urllib.request.Request(answer["upload_url"], data=data, method="PUT",
+                                 headers={"Content-Type": "application/octet-stream"})
+    try:
+        with urllib.request.urlopen(req, timeout=600):
+            pass
+    except (urllib.error.URLError, OSError) as e:
+        raise ClientError(f"uploading {path}: {e}") from e
+    return answer["source"]
+
+
 def submit_command(args):
     try:
-        body, lines = read_file(args.file)
+        fmt = s3_format(args.file, args)
+        if fmt is not None:
+            api = api_for(args)
+            if not isinstance(api, HttpApi):
+                raise ClientError("a file sent through S3 goes through the API (--url)")
+            body, lines = {"source": upload(api, args.file), "format": fmt}, {}
+        else:
+            body, lines = read_file(args.file)
         body.update(options(args))
         api = api_for(args)
         status, answer = api.submit(body)
@@ -323,6 +370,9 @@ def results_command(args):
         api = api_for(args)
         if args.wait:
             wait(api, args.job_id, progress=not args.quiet)
+        status, first = api.state(args.job_id, limit=1)
+        if status == 200 and first.get("s3"):
+            return s3_results(first, args)
         state, results = all_results(api, args.job_id)
         text = render(results, args.format)
         if args.output:
@@ -337,6 +387,29 @@ def results_command(args):
     except ClientError as e:
         print(f"kibitz: {e}", file=sys.stderr)
         return 1
+
+
+def s3_results(state, args):
+    """A job read from S3: download its output (JSONL; --pgn FILE the annotated games) once it is written."""
+    out = state["s3"]["output"]
+    if out is None:
+        raise ClientError(f"{summary(state, 0)}: its output is written when every chunk is finished (--wait)")
+    if args.format != "jsonl":
+        raise ClientError("a job read from S3 gives its results as JSONL (and annotated PGN): --format jsonl")
+    for name, target in (("jsonl", args.output), ("pgn", getattr(args, "pgn", None))):
+        if name not in out["urls"] or (target is None and name == "pgn"):
+            continue
+        with urllib.request.urlopen(out["urls"][name], timeout=600) as r:
+            data = r.read()
+        if target:
+            pathlib.Path(target).write_bytes(data)
+        else:
+            sys.stdout.buffer.write(data)
+    print(f"kibitz: {summary(state, state['done'] + state['failed'])}", file=sys.stderr)
+    for f in state["s3"]["failures"]:
+        print(f"kibitz: chunk {f['chunk']} ({f['where']}, {f['positions']} positions) failed: {f['error']}",
+              file=sys.stderr)
+    return 0
 
 
 def add_where(p, queue=True):
@@ -364,6 +437,9 @@ def add_batch(p):
     s.add_argument("--variant", help="standard (the default) or chess960: the rules of every position, and of "
                                      "the games of a .pgn without a Variant tag")
     s.add_argument("--wait", action="store_true", help="then wait and print the results, as `batch results --wait`")
+    s.add_argument("--s3", action="store_true", help="upload the file (.pgn, .epd, .jsonl; .gz and .zst always go "
+                                                     "this way) and analyse it as a job read from S3: no size limit "
+                                                     "but the search time's")
     add_where(s)
     add_output(s)
     s.set_defaults(batch_run=submit_command)
@@ -371,6 +447,7 @@ def add_batch(p):
                        description="Print a job's results; with --wait, wait for all of them with a progress bar.")
     r.add_argument("job_id")
     r.add_argument("--wait", action="store_true", help="wait until every position is done or failed")
+    r.add_argument("--pgn", help="a job read from S3 from a PGN: write its annotated games here")
     add_where(r, queue=False)
     add_output(r)
     r.set_defaults(batch_run=results_command)

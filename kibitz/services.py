@@ -21,7 +21,7 @@ EXTERNAL = ("KIBITZ_JOBS_TABLE", "KIBITZ_JOBS_QUEUE_URL")
 
 def uses_resources(path=template.TEMPLATE):
     """True when the template has queues or tables (so functions need them)."""
-    return bool(template.queues(path) or template.tables(path))
+    return bool(template.queues(path) or template.tables(path) or template.buckets(path))
 
 
 class Services:
@@ -54,7 +54,9 @@ class Services:
             self.aws.apply_env()
             self.functions = self.aws.functions()
             queues = self.aws.resources
-            env_of = lambda fn: {**fn.environment, **self.aws.env}
+            # the queue's maxReceiveCount as overridden: BatchFunction's last delivery writes a chunk's failure
+            count = {"KIBITZ_MAX_RECEIVE_COUNT": str(self.max_receive_count)} if self.max_receive_count else {}
+            env_of = lambda fn: {**fn.environment, **self.aws.env, **count}
         self._queues, self._env_of = queues, env_of
         if pollers:
             self.start_pollers()
@@ -90,7 +92,7 @@ class Services:
         """Lines for people: where the queues and tables are, and who polls."""
         lines = []
         if self.mode == "embedded":
-            lines.append(f"  SQS + DynamoDB: moto on {self.aws.endpoint} (in memory; gone when this stops)")
+            lines.append(f"  SQS + DynamoDB + S3: moto on {self.aws.endpoint} (in memory; gone when this stops)")
             for name, res in self.aws.resources.items():
                 lines.append(f"    {name:22} {res['Ref']}")
             if self.aws.faults is not None:

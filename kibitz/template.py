@@ -1,5 +1,5 @@
 """What the local runner needs from template.yaml: functions, their settings, their API routes and
-SQS events, and the queues and tables they use.
+SQS events, and the queues, tables and buckets they use.
 
 A small reading of the SAM template, not a CloudFormation engine: `!Ref` to a parameter gives the
 parameter's default; `!Ref` / `!GetAtt` to a resource give what the caller says that resource is
@@ -195,6 +195,12 @@ def tables(path=TEMPLATE):
         ttl = props.get("TimeToLiveSpecification") or {}
         out[name] = Table(name=name, keys=keys, ttl_attribute=ttl.get("AttributeName") if ttl.get("Enabled") else None)
     return out
+
+
+def buckets(path=TEMPLATE):
+    """The logical ids of every AWS::S3::Bucket."""
+    doc, _ = _document(path)
+    return [name for name, res in (doc.get("Resources") or {}).items() if res.get("Type") == "AWS::S3::Bucket"]
 
 
 def _resolve(value, params, resources=None):

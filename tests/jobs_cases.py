@@ -47,6 +47,11 @@ def _job(body):
     assert [r["index"] for r in body["results"]] == sorted(r["index"] for r in body["results"]), body
 
 
+def _upload(body):
+    assert body["source"].startswith("s3://") and body["source"].endswith("/games.pgn.gz"), body
+    assert body["upload_url"].startswith("http") and body["expires_in_s"] > 0, body
+
+
 def _all(*checks):
     def check(body):
         for c in checks:
@@ -69,6 +74,8 @@ API_CASES = {
     "jobs-post-bad-pgn.json": (422, _error("pgn", "game 1", "3... Nf6", "not legal")),
     "jobs-post-bad-epd.json": (422, _error("epd", "line 2 (position 1)", "0 kings")),
     "jobs-post-two-sources.json": (422, _error("body", "exactly one of positions, epd or pgn")),
+    "jobs-post-s3-not-granted.json": (422, _error("source", "someone-elses-bucket", "not one this deployment reads")),
+    "jobs-post-upload.json": (201, _upload),
     "jobs-post-too-many.json": (422, _error("positions", "1000")),
     "jobs-post-out-of-range.json": (422, _error("movetime_ms", "25000")),
     "jobs-post-not-json.json": (400, _error("body", "not valid JSON")),

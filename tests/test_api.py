@@ -342,7 +342,7 @@ print(json.dumps({"seen": seen, "statuses": statuses, "docs": [d["statusCode"] f
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout.splitlines()[-1]) == {
         "seen": [False, False, True], "statuses": [200, 422, 200, 404], "docs": [200, 200],
-        "paths": ["/analyze", "/jobs", "/jobs/{job_id}", "/jobs/{job_id}/pgn"],  # the jobs routes too: one document
+        "paths": ["/analyze", "/jobs", "/jobs/uploads", "/jobs/{job_id}", "/jobs/{job_id}/pgn"],  # one document
         "html": ["text/html"]}
 
 

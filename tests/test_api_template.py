@@ -166,15 +166,17 @@ def test_each_function_gets_only_what_it_uses():
                                        "dynamodb:Query", "dynamodb:UpdateItem"]
     assert {"SQSSendMessagePolicy": {"QueueName": "JobsQueue.QueueName"}} == {
         k: {"QueueName": v["QueueName"].value} for p in jobs if "SQSSendMessagePolicy" in p for k, v in p.items()}
-    batch, batch_cache = statements("BatchFunction")  # SQS polling rights come with the SQS event (SAM adds them)
+    # SQS polling rights come with the SQS event (SAM adds them); S3 jobs' grants: test_s3_grants_are_least_privilege
+    by_sid = {s["Sid"]: s for s in statements("BatchFunction") if "Sid" in s}
+    batch, batch_cache = by_sid["JobsTable"], by_sid["AnalysisCache"]
     assert batch["Resource"].value == "JobsTable.Arn"
     assert sorted(batch["Action"]) == ["dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem"]
     (analyze_cache,) = statements("AnalyzeFunction")  # the analysis cache, nothing else
     for cache in (batch_cache, analyze_cache):  # read and conditionally write entries: never scan, delete or batch
         assert cache["Resource"].value == "AnalysisCacheTable.Arn"
         assert sorted(cache["Action"]) == ["dynamodb:GetItem", "dynamodb:UpdateItem"]
-    assert not any(s["Resource"].value == "AnalysisCacheTable.Arn" for s in jobs if "Resource" in s)
-    for action in jobs[0]["Action"] + batch["Action"] + batch_cache["Action"] + analyze_cache["Action"]:
+    assert not any(getattr(s["Resource"], "value", None) == "AnalysisCacheTable.Arn" for s in jobs if "Resource" in s)
+    for action in table["Action"] + batch["Action"] + batch_cache["Action"] + analyze_cache["Action"]:
         assert "*" not in action and not action.startswith(("dynamodb:Scan", "dynamodb:BatchWrite"))
 
 
@@ -194,8 +196,8 @@ def test_the_analysis_cache_table_is_on_demand_with_ttl_and_encryption():
 def test_the_jobs_routes_and_the_layers_are_declared():
     doc = raw_template()
     events = doc["Resources"]["JobsFunction"]["Properties"]["Events"]
-    assert {(e["Properties"]["Method"], e["Properties"]["Path"]) for e in events.values()} == {
-        ("POST", "/jobs"), ("GET", "/jobs/{job_id}"), ("GET", "/jobs/{job_id}/pgn")}
+    assert {(e["Properties"]["Method"], e["Properties"]["Path"]) for e in events.values() if e["Type"] == "Api"} == {
+        ("POST", "/jobs"), ("GET", "/jobs/{job_id}"), ("GET", "/jobs/{job_id}/pgn"), ("POST", "/jobs/uploads")}
     layer = doc["Resources"]["CommonLayer"]
     assert layer["Metadata"]["BuildMethod"] == "makefile" and layer["Properties"]["ContentUri"] == "layers/common/"
     assert "build-CommonLayer:" in (ROOT / "layers/common/Makefile").read_text()
@@ -258,3 +260,55 @@ def test_the_api_invokes_a_published_version_through_an_alias():
     assert fn["VersionDescription"].tag == "Sub" and "${SnapStart}" in fn["VersionDescription"].value
     assert all(e["Type"] == "Api" for e in fn["Events"].values())  # SAM points Api events at the alias
 
+
+
+def test_s3_buckets_are_private_encrypted_tls_only_and_outputs_expire():
+    res = raw_template()["Resources"]
+    for name in ("InputBucket", "OutputBucket"):
+        props = res[name]["Properties"]
+        assert props["PublicAccessBlockConfiguration"] == {"BlockPublicAcls": True, "BlockPublicPolicy": True,
+                                                           "IgnorePublicAcls": True, "RestrictPublicBuckets": True}
+        rule = props["BucketEncryption"]["ServerSideEncryptionConfiguration"][0]
+        assert rule["ServerSideEncryptionByDefault"] == {"SSEAlgorithm": "AES256"}
+        assert props["OwnershipControls"]["Rules"] == [{"ObjectOwnership": "BucketOwnerEnforced"}]
+        (deny,) = res[f"{name}Policy"]["Properties"]["PolicyDocument"]["Statement"]
+        assert deny["Effect"] == "Deny" and deny["Condition"] == {"Bool": {"aws:SecureTransport": "false"}}
+    (expire,) = res["OutputBucket"]["Properties"]["LifecycleConfiguration"]["Rules"]
+    assert expire["ExpirationInDays"].value == "ResultsTtlDays" and "Prefix" not in expire
+    assert expire["AbortIncompleteMultipartUpload"] == {"DaysAfterInitiation": 1}
+
+
+def test_s3_grants_are_least_privilege():
+    res = raw_template()["Resources"]
+
+    def grants(name):
+        out = {}
+        for policy in res[name]["Properties"]["Policies"]:
+            for st in policy.get("Statement", []):
+                actions = st["Action"] if isinstance(st["Action"], list) else [st["Action"]]
+                if any(a.startswith("s3:") for a in actions):
+                    resources = st["Resource"] if isinstance(st["Resource"], list) else [st["Resource"]]
+                    out[st["Sid"]] = (sorted(actions), [getattr(r, "value", r) for r in resources])
+        return out
+
+    jobs, batch = grants("JobsFunction"), grants("BatchFunction")
+    assert jobs["PresignUploads"] == (["s3:PutObject"], ["${InputBucket.Arn}/uploads/*"])
+    assert jobs["DropFolderMarkers"] == (["s3:PutObject"], ["${InputBucket.Arn}/incoming/*.job.json"])
+    assert jobs["ReadSourcesAndOutputs"][0] == batch["ReadSourcesAndParts"][0] == ["s3:GetObject"]
+    assert batch["WriteOutputs"] == (["s3:AbortMultipartUpload", "s3:PutObject"], ["${OutputBucket.Arn}/*"])
+    assert batch["MissingPartIs404"] == (["s3:ListBucket"], ["OutputBucket.Arn"])
+    for sid, (actions, _) in {**jobs, **batch}.items():
+        assert not any("*" in a or a.startswith("s3:Delete") for a in actions), sid
+
+
+def test_the_drop_folder_goes_through_eventbridge_so_the_bucket_does_not_depend_on_the_function():
+    """A bucket notification to JobsFunction would make InputBucket depend on the function, which names the bucket
+    (a circular dependency): S3 sends its events to EventBridge, and the function's rule picks incoming/."""
+    res = raw_template()["Resources"]
+    notify = res["InputBucket"]["Properties"]["NotificationConfiguration"]
+    assert notify == {"EventBridgeConfiguration": {"EventBridgeEnabled": True}}
+    (rule,) = [e for e in res["JobsFunction"]["Properties"]["Events"].values() if e["Type"] == "EventBridgeRule"]
+    pattern = rule["Properties"]["Pattern"]
+    assert pattern["source"] == ["aws.s3"] and pattern["detail-type"] == ["Object Created"]
+    assert pattern["detail"]["bucket"]["name"][0].value == "InputBucket"
+    assert pattern["detail"]["object"]["key"] == [{"prefix": "incoming/"}]

@@ -35,7 +35,8 @@ def test_every_event_in_events_is_covered_once():
 def test_every_route_and_queue_of_the_template_has_events():
     functions = template.load()
     routes = {(r.method, r.path) for name in ("JobsFunction",) for r in functions[name].routes}
-    assert routes == {("POST", "/jobs"), ("GET", "/jobs/{job_id}"), ("GET", "/jobs/{job_id}/pgn")}
+    assert routes == {("POST", "/jobs"), ("GET", "/jobs/{job_id}"), ("GET", "/jobs/{job_id}/pgn"),
+                      ("POST", "/jobs/uploads")}
     covered = {(e["httpMethod"], e["resource"]) for e in map(jobs_cases.load_event, jobs_cases.API_CASES)}
     assert covered == routes
     assert functions["BatchFunction"].sqs_events and all(

@@ -17,8 +17,13 @@ BatchProcessor runs `record_handler` on each and answers the records that must c
   no job                    a message for a job the table does not have (or with no job id at all):
                             reported as a failure, so it ends in the dead-letter queue for a person
 
+Jobs read from S3 send `split` and `chunk` messages instead (a `kind` attribute): functions/common/s3_worker.py
+says what happens to them.
+
 Configuration (template.yaml): KIBITZ_JOBS_TABLE, KIBITZ_CACHE_TABLE (the analysis cache),
-KIBITZ_HASH_MB, KIBITZ_RECORD_MARGIN_MS, KIBITZ_RESULTS_TTL_DAYS, POWERTOOLS_*.
+KIBITZ_HASH_MB, KIBITZ_RECORD_MARGIN_MS, KIBITZ_RESULTS_TTL_DAYS, POWERTOOLS_*; for S3 jobs KIBITZ_JOBS_QUEUE_URL,
+KIBITZ_OUTPUT_BUCKET, KIBITZ_MAX_RECEIVE_COUNT, KIBITZ_MAX_JOB_SEARCH_S, KIBITZ_CHUNK_POSITIONS,
+KIBITZ_CHUNK_SEARCH_S.
 """
 
 import os
@@ -28,7 +33,7 @@ from aws_lambda_powertools.metrics import MetricUnit
 from aws_lambda_powertools.utilities.batch import BatchProcessor, EventType, process_partial_response
 
 from engine.tt_pool import reserve_hash
-from functions.common import telemetry
+from functions.common import s3_worker, telemetry
 from functions.common.budget import hash_size_mb
 from functions.common.cache_store import CacheStore
 from functions.common.job_store import Store, UnknownJob
@@ -49,6 +54,8 @@ COUNTED = {"analysed": "PositionsAnalysed", "failed": "PositionsFailed", "poison
 
 
 def record_handler(record, lambda_context):
+    if "kind" in record.message_attributes:  # a job read from S3: a split or a chunk (functions/common/s3_worker.py)
+        return s3_record(record, lambda_context)
     job_id, index = attribution(record)
     logger.append_keys(job_id=job_id, index=index, message_id=record.message_id,
                        receive_count=record.attributes.approximate_receive_count)
@@ -63,6 +70,16 @@ def record_handler(record, lambda_context):
         raise
     report(outcome)
     return outcome.status
+
+
+def s3_record(record, lambda_context):
+    kind = record.message_attributes["kind"].string_value
+    logger.append_keys(job_id=record.message_attributes["job_id"].string_value, index=None,
+                       message_id=record.message_id, receive_count=record.attributes.approximate_receive_count)
+    outcome = s3_worker.handle(kind, record, lambda_context.get_remaining_time_in_millis, cache)
+    metrics.add_metric({"split": "S3Splits", "finish": "S3Finishes"}.get(kind, "S3Chunks"), MetricUnit.Count, 1)
+    logger.info(f"{kind} {outcome}", extra={"chunk": record.message_attributes["chunk"].string_value})
+    return outcome
 
 
 def report(outcome):

@@ -10,6 +10,7 @@ from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, model_validator
 
 from functions.common.models import AnalysisAnswer, PositionFields, RequestLimits, SearchLimits, Variant
 from functions.common.positions import MAX_POSITIONS
+from functions.common.s3_models import S3Progress, SourceFields
 
 MAX_JOB_BODY_BYTES = 1024 * 1024
 MAX_ID_CHARS = 100
@@ -45,8 +46,8 @@ class PositionIn(PositionFields):
         return handler(value)
 
 
-class JobSource(BaseModel):
-    """Where a job's positions are: exactly one of the three."""
+class JobSource(SourceFields):
+    """Where a job's positions are: exactly one of the three, or an S3 object (`source`, s3_models.py)."""
 
     positions: list[PositionIn] | None = Field(
         None, min_length=1, max_length=MAX_POSITIONS,
@@ -55,7 +56,7 @@ class JobSource(BaseModel):
     pgn: str | None = Field(None, min_length=1, description="PGN text: every position of every game is analysed")
 
     def sources(self):
-        return [name for name in ("positions", "epd", "pgn") if getattr(self, name) is not None]
+        return [name for name in ("positions", "epd", "pgn", "source") if getattr(self, name) is not None]
 
 
 class JobRequest(RequestLimits, JobSource):  # the sources' fields first (models.AnalyzeParams says why)
@@ -158,6 +159,8 @@ class JobState(BaseModel):
                                                         "finished; else null")
     results: list[JobResult] = Field(description="finished positions in index order, one page")
     next_after: int | None = Field(description="more results may follow: GET again with ?after=<this>")
+    s3: S3Progress | None = Field(None, description="a job read from S3: its source, chunks, failures and output "
+                                                    "(its results are there, not in `results`)")
 
 
 def job_status(total, done, failed, started):

@@ -3,9 +3,9 @@ them beside /analyze, so that one OpenAPI document describes the whole API.
 
     add_job_routes(app, service)
 
-registers POST /jobs, GET /jobs/{job_id} and GET /jobs/{job_id}/pgn on a Powertools resolver, with their
-models, checks and documented answers; `service` does the work (functions/jobs/app.py's, or Elsewhere,
-which only documents).
+registers POST /jobs, GET /jobs/{job_id}, GET /jobs/{job_id}/pgn and POST /jobs/uploads on a Powertools
+resolver, with their models, checks and documented answers; `service` does the work (functions/jobs/app.py's,
+or Elsewhere, which only documents).
 """
 
 from typing import Annotated
@@ -16,6 +16,7 @@ from aws_lambda_powertools.event_handler.openapi.params import Body, Path, Query
 from functions.common.http import InputError, known_query, refuse_form_bodies
 from functions.common.job_models import DEFAULT_PAGE, MAX_PAGE, JobAccepted, JobRequest, JobState
 from functions.common.models import error_responses
+from functions.common.s3_models import UploadAccepted, UploadRequest
 
 JOB_ID = Path(min_length=1, max_length=64)
 
@@ -43,10 +44,19 @@ def add_job_routes(app, service):
         return service.pgn(job_id)
 
 
+    @app.post("/jobs/uploads", summary="A URL to upload a file to, for a job read from S3",
+              middlewares=[refuse_form_bodies], responses={
+                  201: {"description": "PUT the file to upload_url, then POST /jobs with source",
+                        "content": {"application/json": {"model": UploadAccepted}}},
+                  **error_responses(400, 415, 422, 429, 503)})
+    def create_upload(request: Annotated[UploadRequest, Body()]) -> Response[UploadAccepted]:
+        return service.upload(request)
+
+
 class Elsewhere:
     """The jobs routes as AnalyzeFunction knows them: documented only (API Gateway sends them to JobsFunction)."""
 
     def _elsewhere(self, *args):
         raise InputError(404, "path", "the jobs API is JobsFunction's")
 
-    create = state = pgn = _elsewhere
+    create = state = pgn = upload = _elsewhere

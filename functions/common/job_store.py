@@ -150,6 +150,10 @@ class Store:
                                  ConsistentRead=True).get("Item")
         if not item:
             return None
+        if item["source"]["S"] == "s3":  # counted by chunks (functions/common/s3_jobs.py)
+            from functions.common.s3_jobs import job_dict
+
+            return job_dict(job_id, item)
         total = int(item["total"]["N"])
         done = len(item.get("done_idx", {}).get("NS", []))
         failed = len(item.get("failed_idx", {}).get("NS", []))
@@ -191,6 +195,10 @@ class Store:
         job = self.job(job_id)
         if job is None:
             return None
+        if job["source"] == "s3":  # its results are in the output bucket
+            from functions.common.s3_jobs import state
+
+            return state(self, job_id)
         results, next_after = self.results(job_id, after, limit)
         games = None
         if job["games"] is not None and job["status"] in ("done", "done-with-failures"):

@@ -29,8 +29,12 @@ def submit(request, store=None, sqs=None, queue_url=None, api_key_id=None):
     for today are used up; 503 when the queue refused every message (the job is removed).
     """
     sources = request.sources()
+    if sources == ["source"] or request.format is not None:
+        from functions.common.s3_submit import submit_s3
+
+        return submit_s3(request, store, sqs, queue_url, api_key_id)
     if len(sources) != 1:
-        raise InputError(422, "body", "give exactly one of positions, epd or pgn" +
+        raise InputError(422, "body", "give exactly one of positions, epd or pgn (or source with format)" +
                          (f" (got {', '.join(sources)})" if sources else ""))
     if request.review and sources != ["pgn"]:
         raise InputError(422, "review", f"a review needs games: send them as pgn, not {sources[0]}")

@@ -9,8 +9,13 @@ GET /jobs/{job_id}/pgn a finished review's annotated PGN. functions/common/job_s
 and review_report.py do the work; this module is the HTTP adapter. A function of its own, so AnalyzeFunction's
 cold start carries neither boto3 nor the jobs code, and its IAM role reaches no table and no queue.
 
+POST /jobs with `source` and `format` takes a job from an object in S3 (functions/common/s3_submit.py), and
+POST /jobs/uploads gives a presigned URL to put one into InputBucket. An object put under InputBucket/incoming/
+starts a job by itself: EventBridge invokes this function with S3's event (functions/common/s3_drop.py).
+
 Configuration (template.yaml): KIBITZ_JOBS_TABLE, KIBITZ_JOBS_QUEUE_URL, KIBITZ_RESULTS_TTL_DAYS,
-CORS_ORIGIN, POWERTOOLS_*.
+KIBITZ_INPUT_BUCKET, KIBITZ_EXTRA_INPUT_BUCKET, KIBITZ_OUTPUT_BUCKET, KIBITZ_MAX_SOURCE_BYTES, CORS_ORIGIN,
+POWERTOOLS_*.
 """
 
 from functions.common import init_phase
@@ -30,6 +35,8 @@ from functions.common.job_routes import add_job_routes
 from functions.common.job_store import Store
 from functions.common.job_submit import submit
 from functions.common.review_report import annotated_pgn
+from functions.common.s3_drop import dropped, start
+from functions.common.s3_source import upload
 
 logger = Logger()
 tracer = Tracer()  # patches botocore: the SQS and DynamoDB calls show in X-Ray
@@ -79,6 +86,12 @@ class Jobs:
         return Response(status_code=200, content_type="text/plain; charset=utf-8", body=text)
 
 
+    def upload(self, request):
+        accepted = upload(request.filename)
+        metrics.add_metric("UploadsGranted", MetricUnit.Count, 1)
+        return Response(status_code=201, content_type="application/json", body=accepted)
+
+
 add_job_routes(app, Jobs())
 
 
@@ -86,13 +99,31 @@ add_job_routes(app, Jobs())
 def aws_unavailable(e):
     logger.exception("AWS call failed")
     metrics.add_metric("AwsErrors", MetricUnit.Count, 1)
-    return error_response(503, [{"field": "", "reason": "the jobs table or queue did not answer; try again "
+    return error_response(503, [{"field": "", "reason": "the jobs table, queue or buckets did not answer; try again "
                                                         "(quote the request id to report it)"}])
 
 
 @api_handler(logger, tracer, metrics)
-def lambda_handler(event, context):
+def api(event, context):
     return app.resolve(event, context)
+
+
+@logger.inject_lambda_context
+@metrics.log_metrics
+def drop_folder(objects, context):
+    metrics.add_metric("DropEvents", MetricUnit.Count, len(objects))
+    for bucket, key in objects:
+        marker = start(bucket, key)
+        if marker is not None:
+            metrics.add_metric("DroppedJobs" if marker["job_id"] else "DroppedRefused", MetricUnit.Count, 1)
+            logger.info("dropped object", extra=marker)
+    return {"objects": len(objects)}
+
+
+def lambda_handler(event, context):
+    if (objects := dropped(event)) is not None:  # S3's event, not a request
+        return drop_folder(objects, context)
+    return api(event, context)
 
 
 init_phase.end()
