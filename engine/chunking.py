@@ -252,9 +252,10 @@ def text_of(data, start):
     return data.decode("utf-8").replace("\r\n", "\n")
 
 
-def check_head(text, fmt):
+def check_head(text, fmt, chess960=False):
     """None if the start of a text (decoded, possibly cut mid-line) reads as `fmt`, else why not. Enough to
-    refuse a wrong format at submission; the chunks' analysis names any bad record later."""
+    refuse a wrong format at submission; the chunks' analysis names any bad record later. chess960: the
+    job's variant, which an EPD line's castling field is read by."""
     import json
 
     from engine.epd import parse_epd
@@ -274,7 +275,7 @@ def check_head(text, fmt):
         return None
     if fmt == "epd":
         try:
-            parse_epd(first)
+            parse_epd(first, chess960)
         except FenError as e:
             return f"format epd: its first line is not EPD ({e})"
         return None

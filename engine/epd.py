@@ -11,11 +11,11 @@ from engine.fen import FIELDS, FenError, parse_fen
 STRING_OPCODES = frozenset({"id", *(f"c{i}" for i in range(10))})
 
 
-def parse_epd(line):
+def parse_epd(line, chess960=False):
     """Split an EPD line into (fen, operations): 4 FEN fields, optional clocks, then `opcode operand;`s.
 
-    Returns the FEN (validated by parse_fen; clocks 0 1 when the line has none) and a dict of
-    opcode -> operand text (quotes removed).
+    Returns the FEN (validated by parse_fen, as Chess960's with chess960; clocks 0 1 when the line has
+    none) and a dict of opcode -> operand text (quotes removed).
     """
     if not isinstance(line, str):
         raise FenError("board", f"expected an EPD line, got {type(line).__name__}")
@@ -30,7 +30,7 @@ def parse_epd(line):
         rest = rest.split(None, 2)[2] if len(tail) > 2 else ""
     else:
         fen += " 0 1"
-    parse_fen(fen)
+    parse_fen(fen, chess960)
     ops = {}
     for op in rest.split(";"):
         op = op.strip()

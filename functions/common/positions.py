@@ -64,7 +64,7 @@ def from_epd(text, chess960=False):
     positions, errors = [], []
     for index, (n, line) in enumerate(epd.records(text)):
         try:
-            fen, ops = epd.parse_epd(line)
+            fen, ops = epd.parse_epd(line, chess960)
             bad = check_position(fen, (), chess960)
         except FenError as e:
             bad = ("fen", str(e))

@@ -39,8 +39,9 @@ def read_part(s3, bucket, key):
     return body[:cut], body[cut:]
 
 
-def positions_of(fmt, text, record):
-    """[(id, game, ply, line, fen, moves)] of one record's text, or a reason it cannot be read."""
+def positions_of(fmt, text, record, chess960=False):
+    """[(id, game, ply, line, fen, moves, chess960)] of one record's text, or a reason it cannot be read.
+    chess960: the job's variant (a PGN game's own Variant tag wins, as in jobs sent in the body)."""
     from engine.board import Board, IllegalMoveError
     from engine.fen import FenError
 
@@ -48,22 +49,20 @@ def positions_of(fmt, text, record):
         from engine.pgn import PgnError, read_games
 
         try:
-            games = list(read_games(text))
+            games = list(read_games(text, chess960=chess960))
         except PgnError as e:
             return None, f"game {record.number}: {e.reason}"
         if len(games) != 1 or len(games[0].moves) + 1 != record.positions:
             return None, f"game {record.number}: its moves could not be read as one game"
         g = games[0]
-        if g.chess960:
-            return None, f"game {record.number}: variant Chess960 is not supported in jobs yet"
-        return [(f"{record.number}.{p}", record.number, p, None, g.start_fen, tuple(g.moves[:p]))
+        return [(f"{record.number}.{p}", record.number, p, None, g.start_fen, tuple(g.moves[:p]), g.chess960)
                 for p in range(len(g.moves) + 1)], g
     line = text.strip()
     try:
         if fmt == "epd":
             from engine.epd import parse_epd
 
-            fen, ops = parse_epd(line)
+            fen, ops = parse_epd(line, chess960)
             pid, moves = ops.get("id") or f"line {record.number}", ()
         else:
             from functions.common.job_models import PositionIn
@@ -71,15 +70,15 @@ def positions_of(fmt, text, record):
             item = PositionIn.model_validate(json.loads(line))
             fen, moves = item.fen, tuple(item.moves)
             pid = item.id if item.id is not None else f"line {record.number}"
-        Board.from_moves(fen, moves)
+        Board.from_moves(fen, moves, chess960=chess960)
     except (FenError, IllegalMoveError) as e:
         return None, f"line {record.number}: {e}"
     except ValueError as e:  # not JSON, or not a position object
         return None, f"line {record.number}: {str(e).splitlines()[0]}"
-    return [(pid, None, None, record.number, fen, moves)], None
+    return [(pid, None, None, record.number, fen, moves, chess960)], None
 
 
-def analyse(fen, moves, options, cache):
+def analyse(fen, moves, options, cache, chess960=False):
     """(AnalysisAnswer, None) or (None, reason)."""
     from engine.board import IllegalMoveError
     from engine.fen import FenError
@@ -87,7 +86,8 @@ def analyse(fen, moves, options, cache):
     threads = options.threads or default_threads()
     hash_mb = hash_size_mb(options.movetime_ms, threads)
     try:
-        found, outcome = analyse_cached(fen, moves, options, options.movetime_ms, hash_mb, cache, threads=threads)
+        found, outcome = analyse_cached(fen, moves, options, options.movetime_ms, hash_mb, cache, threads=threads,
+                                        chess960=chess960)
         return AnalysisAnswer.of(found, options.movetime_ms, hash_mb, threads, cached=outcome.cached), None
     except (FenError, IllegalMoveError, ValueError) as e:
         return None, str(e)
@@ -133,7 +133,7 @@ def run(message, s3, bucket, cache, remaining_ms):
     lines, games, index, done, failed = [], [], message.first_index, 0, 0
     for record in records:
         text = text_of(data[record.start - message.start:record.end - message.start], record.start)
-        positions, extra = positions_of(fmt, text, record)
+        positions, extra = positions_of(fmt, text, record, message.variant == "chess960")
         if positions is None:
             for k in range(record.positions):
                 lines.append(line_of(index + k, f"{record.number}.{k}" if fmt == "pgn" else f"line {record.number}",
@@ -143,8 +143,8 @@ def run(message, s3, bucket, cache, remaining_ms):
             failed += record.positions
             continue
         answers = []
-        for pid, game, ply, line, fen, moves in positions:
-            answer, error = analyse(fen, moves, message.options, cache)
+        for pid, game, ply, line, fen, moves, chess960 in positions:
+            answer, error = analyse(fen, moves, message.options, cache, chess960)
             answers.append(answer)
             lines.append(line_of(index, pid, game, ply, line, fen, answer, error))
             index += 1

@@ -14,7 +14,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from functions.common.models import SearchLimits
+from functions.common.models import SearchLimits, Variant
 from functions.common.s3_models import Format
 
 SEND_THREADS = 8
@@ -43,6 +43,7 @@ class SplitMessage(BaseModel):
     number: int = 0  # games (PGN) or records (EPD, JSONL)
     line: int = 0  # lines
     options: SearchLimits
+    variant: Variant = "standard"  # of every position; a PGN game's Variant tag wins
 
 
 class ChunkMessage(BaseModel):
@@ -58,6 +59,7 @@ class ChunkMessage(BaseModel):
     first_number: int
     first_index: int
     options: SearchLimits
+    variant: Variant = "standard"
 
 
 class FinishMessage(BaseModel):

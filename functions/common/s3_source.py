@@ -62,8 +62,9 @@ def decompress_head(head, compression):
     return head
 
 
-def check_source(source, fmt, s3=None):
-    """SourceObject for a job's source, or InputError (422, 413) naming `source` or `format`."""
+def check_source(source, fmt, s3=None, chess960=False):
+    """SourceObject for a job's source, or InputError (422, 413) naming `source` or `format`. chess960: the
+    job's variant (its first EPD line is read by it)."""
     if fmt is None:
         raise InputError(422, "format", "a source needs its format: pgn, epd or jsonl")
     bucket, key = parse_url(source)
@@ -98,7 +99,7 @@ def check_source(source, fmt, s3=None):
         text = e.object[:e.start].decode("utf-8")
     except Exception as e:  # zlib.error, zstandard.ZstdError: bad compressed data
         raise InputError(422, "source", f"{source} starts as {compression} but does not decompress: {e}") from None
-    reason = check_head(text.lstrip("\ufeff"), fmt)
+    reason = check_head(text.lstrip("\ufeff"), fmt, chess960)
     if reason:
         raise InputError(422, "format", f"{source}: {reason}")
     return SourceObject(bucket=bucket, key=key, etag=etag, size=size, format=fmt, compression=compression)

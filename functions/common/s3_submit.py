@@ -27,7 +27,7 @@ def submit_s3(request, store=None, sqs=None, queue_url=None, api_key_id=None, jo
     if request.review:
         raise InputError(422, "review", "a job read from S3 is not a review: its PGN output is annotated anyway "
                                         "(<job_id>/annotated.pgn)")
-    info = check_source(request.source, request.format)
+    info = check_source(request.source, request.format, chess960=request.variant == "chess960")
     store = store or Store()
     if api_key_id:
         charge_key(store, api_key_id)
@@ -41,7 +41,8 @@ def submit_s3(request, store=None, sqs=None, queue_url=None, api_key_id=None, jo
     S3Jobs(store).create(job_id, limits, info)
     where = Where(bucket=info.bucket, key=info.key, etag=info.etag, format=info.format, compression=info.compression)
     try:
-        send(sqs or client("sqs"), queue_url, [SplitMessage(job_id=job_id, source=where, options=limits)])
+        send(sqs or client("sqs"), queue_url, [SplitMessage(job_id=job_id, source=where, options=limits,
+                                                             variant=request.variant)])
     except Exception as e:
         store.delete_job(job_id)
         raise InputError(503, "queue", f"nothing was queued: {type(e).__name__}: {e}") from None
