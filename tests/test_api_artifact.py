@@ -108,7 +108,7 @@ def test_no_numba_in_the_artifact_and_it_fits_in_lambda(build_dir):
 
 @pytest.fixture(scope="module")
 def local_aws():
-    """moto on 127.0.0.1 for the built batch functions, with the results table and the queues, and JOB in it."""
+    """moto on 127.0.0.1 for the built batch functions: the table, the queues, the buckets, and JOB in it."""
     from functions.common.job_store import Store
 
     aws = LocalAWS(prefix="artifact").start()
@@ -116,7 +116,9 @@ def local_aws():
         store = Store(aws.resources["JobsTable"]["Ref"], aws.client("dynamodb"))
         jobs_cases.seed(store)
         env = {**aws.env, "KIBITZ_JOBS_TABLE": aws.resources["JobsTable"]["Ref"],
-               "KIBITZ_JOBS_QUEUE_URL": aws.resources["JobsQueue"]["Ref"]}
+               "KIBITZ_JOBS_QUEUE_URL": aws.resources["JobsQueue"]["Ref"],
+               "KIBITZ_INPUT_BUCKET": aws.resources["InputBucket"]["Ref"],  # POST /jobs/uploads signs into it
+               "KIBITZ_OUTPUT_BUCKET": aws.resources["OutputBucket"]["Ref"]}
         yield env, store
     finally:
         aws.stop()

@@ -22,7 +22,7 @@ from tests.conftest import ROOT
 from tests.test_api_template import raw_template
 
 KEYED = {("/analyze", "get"), ("/analyze", "post"), ("/jobs", "post"), ("/jobs/{job_id}", "get"),
-         ("/jobs/{job_id}/pgn", "get")}
+         ("/jobs/{job_id}/pgn", "get"), ("/jobs/uploads", "post")}
 
 
 # --- the template ----------------------------------------------------------------------------------

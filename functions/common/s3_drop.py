@@ -105,7 +105,7 @@ def _head(s3, bucket, key):
     return key, None
 
 
-def start(bucket, key, s3=None, submit=None):
+def start(bucket, key, s3=None):
     """Start a job for one dropped object and write its marker. The marker's dict, or None when the key
     starts nothing (or the object is gone)."""
     from functions.common.job_models import JobRequest
@@ -123,7 +123,7 @@ def start(bucket, key, s3=None, submit=None):
     try:
         if S3Jobs().item(job_id) is None:  # else a second delivery of the event: the job stands
             request = JobRequest.model_validate({**options_of(s3, bucket, key, head), "source": source})
-            (submit or submit_s3)(request, job_id=job_id)
+            submit_s3(request, job_id=job_id)
     except ClientError as e:
         if e.response.get("Error", {}).get("Code") != "ConditionalCheckFailedException":
             raise  # S3, DynamoDB or SQS did not answer: the event is delivered again
