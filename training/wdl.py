@@ -234,7 +234,8 @@ def constants_block(theta, folders):
     b = tuple(round(float(v) * 100, 3) for v in theta[4:])
     where = ", ".join(str(f) for f in folders)
     return ("# BEGIN FITTED (python -m training wdl --write; do not edit by hand)\n"
-            f"# Fitted on {where}: python -m training wdl --data ... --write. Coefficients of x^3, x^2, x, 1.\n"
+            f"# Fitted on {where}\n# by python -m training wdl (--games | --data) ... --write. Coefficients of x^3, "
+            "x^2, x, 1.\n"
             f"A = {a}\nB = {b}\n# END FITTED")
 
 
