@@ -126,6 +126,9 @@ def steer_case(case, steer, accepted):
                 holder["fen"] = fen
                 if not keep_moves:
                     holder.pop("moves", None)
+            sourceless = not any(k in holder for k in ("fen", "positions", "epd", "pgn"))
+            if holder is case.body and sourceless:  # a job with no source: the document cannot say one is needed
+                holder["positions"] = [fen]
             if isinstance(holder.get("positions"), list):  # one source, no review: a job that can be queued
                 holder["positions"] = [fen] * min(len(holder["positions"]), 5)
                 for other in ("epd", "pgn", "review"):

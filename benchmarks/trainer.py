@@ -73,21 +73,18 @@ def numba_rate(own, other, count, target, scale, hidden, batch, batches, warmup)
     params = train.init_weights(hidden, 1)
     moments = {n: (np.zeros_like(p), np.zeros_like(p)) for n, p in params.items()}
     threads = get_num_threads()
-    g1 = np.zeros((threads, 768, hidden), np.float32)
-    gb1 = np.zeros((threads, hidden), np.float32)
-    g2 = np.zeros((threads, 2 * hidden), np.float32)
-    gb2 = np.zeros(threads, np.float32)
-    scratch = np.zeros((threads, 4, hidden), np.float32)
+    g1, gb1, g2, gb2, scratch = train.gradient_buffers(threads, hidden, 1)
+    bucket = np.zeros(len(count), np.int8)  # one output bucket
     rng = np.random.default_rng(1)
     t = None
     for i in range(warmup + batches):
         if i == warmup:
             t = time.perf_counter()
         rows = rng.integers(0, len(target), batch)
-        train._gradients(rows, np.zeros(len(rows), np.bool_), own, other, count, target, params["w1"], params["b1"],
-                         params["w2"], params["b2"], g1, gb1, g2, gb2, scratch, scale, train.MIRROR)
+        train._gradients(rows, np.zeros(len(rows), np.bool_), own, other, count, bucket, target, params["w1"],
+                         params["b1"], params["w2"], params["b2"], g1, gb1, g2, gb2, scratch, scale, train.MIRROR)
         for name, grad in (("w1", g1.sum(axis=0)), ("b1", gb1.sum(axis=0)), ("w2", g2.sum(axis=0)),
-                           ("b2", np.array([gb2.sum()], np.float32))):
+                           ("b2", gb2.sum(axis=0))):
             m, v = moments[name]
             train._adam(params[name].reshape(-1), (grad / batch).reshape(-1), m.reshape(-1), v.reshape(-1), 1e-3,
                         i + 1, train.CLIP)

@@ -15,7 +15,8 @@ comment ("Blunder. Bxf7+ was best.", or "Checkmate is now unavoidable. ..." / "L
 sequence. ..." for a mate turned round), and the search's line from the position before the move as
 a variation (at most VARIATION_PLIES plies).
 
-Header tags beyond the game's own: Annotator, WhiteAccuracy / BlackAccuracy (engine/review.py's
+The game's own tags are kept (a Chess960 game's Variant, SetUp and FEN too, written when the game had
+none). Header tags beyond them: Annotator, WhiteAccuracy / BlackAccuracy (engine/review.py's
 accuracy, Lichess's formula, percent, one decimal) and WhiteACPL / BlackACPL (average centipawn
 loss); a side with no judged move gets "?".
 """
@@ -60,7 +61,11 @@ def tags_of(game_tags, result, review):
 def write_game(game, evals, review):
     """The annotated PGN text of an engine.pgn.Game, its positions' PositionEvals and its GameReview."""
     result = game.result or "*"
-    header = "\n".join(f"[{name} {quote(value)}]" for name, value in tags_of(game.tags, result, review).items())
+    game_tags = dict(game.tags)
+    if game.chess960:  # kept from the game, or added when the request's variant said Chess960: readers need them
+        for name, value in (("Variant", "Chess960"), ("SetUp", "1"), ("FEN", game.start_fen)):
+            game_tags.setdefault(name, value)
+    header = "\n".join(f"[{name} {quote(value)}]" for name, value in tags_of(game_tags, result, review).items())
     sans = line_san(game.start_fen, game.moves, chess960=game.chess960)
     board = Board(game.start_fen, capacity=len(game.moves) + 64, chess960=game.chess960)
     # the start position's eval too, as a comment before the first move: the first move's drop can be

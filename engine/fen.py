@@ -202,7 +202,7 @@ def _parse_castling(text, pieces):
     rights = 0
     for c in text:
         if c not in _CASTLE_BITS:
-            hint = " (rook files are Chess960's X-FEN/Shredder-FEN)" if c in "ABCDEFGHabcdefgh" else ""
+            hint = " (rook files: Chess960's X-FEN/Shredder-FEN, variant chess960)" if c in "ABCDEFGHabcdefgh" else ""
             raise FenError("castling", f"bad character {c!r} in {text!r}; use '-' or letters from KQkq{hint}")
         if rights & _CASTLE_BITS[c]:
             raise FenError("castling", f"{c!r} appears twice in {text!r}")
@@ -210,10 +210,11 @@ def _parse_castling(text, pieces):
         name = _COLOR_NAMES[color]
         wing = "king" if c in "Kk" else "queen"
         if pieces[ksq] != KING | (color << 3):
-            raise FenError("castling", f"{c!r} needs the {name} king on {square_name(ksq)} (elsewhere: Chess960)")
+            raise FenError("castling", f"{c!r} needs the {name} king on {square_name(ksq)} (elsewhere: Chess960, "
+                                       "variant chess960)")
         if pieces[rsq] != ROOK | (color << 3):
             raise FenError("castling", f"{c!r} needs a {name} rook on {square_name(rsq)} for {wing}-side castling "
-                                       "(elsewhere: Chess960)")
+                                       "(elsewhere: Chess960, variant chess960)")
         rights |= _CASTLE_BITS[c]
     return rights
 

@@ -143,11 +143,14 @@ NNUE_SCALE = 400  # the net's output times SCALE is centipawns
 NNUE_SHIFT = 6  # activations squared are >> SHIFT (<= 1016: 16 bits, and 512 of them times QB-scaled
 #                weights sum within int32)
 NNUE_OUT_DIV = NNUE_QA * NNUE_QA * NNUE_QB >> NNUE_SHIFT  # the output sum's unit
+NNUE_BUCKETS = 8  # output layers a net may have, one per range of piece counts (engine/nnue.py's bucket_of)
 NET_W1 = 0  # [768 feature][NNUE_HIDDEN] accumulator weights
 NET_B1 = NET_W1 + 768 * NNUE_HIDDEN  # [NNUE_HIDDEN]
-NET_W2 = NET_B1 + NNUE_HIDDEN  # [2][NNUE_HIDDEN] output weights, side to move's half first
-NET_B2 = NET_W2 + 2 * NNUE_HIDDEN  # output bias, int32 as (low, high) int16
-NET_SIZE = NET_B2 + 2
+NET_W2 = NET_B1 + NNUE_HIDDEN  # [NNUE_BUCKETS][2][NNUE_HIDDEN] output weights, side to move's half first
+NET_B2 = NET_W2 + NNUE_BUCKETS * 2 * NNUE_HIDDEN  # [NNUE_BUCKETS] output biases, int32 as (low, high) int16
+NET_BUCKET_OF = NET_B2 + NNUE_BUCKETS * 2  # [65] the output bucket of each piece count: a table, so that a
+#                net of one bucket reads bucket 0 everywhere and its arithmetic is what it was before buckets
+NET_SIZE = NET_BUCKET_OF + 65
 # Accumulators, one int16 array per search: [PLY_ROWS + 1 ply][2 perspective][NNUE_HIDDEN], ply 0 the root.
 ACC_SIZE = (PLY_ROWS + 1) * 2 * NNUE_HIDDEN
 

@@ -12,6 +12,8 @@ nested), NAGs (`$14`) and suffix annotations (`!?`), results (`1-0`, `0-1`, `1/2
 (engine.san.parse_san), so a move that is illegal or ambiguous is an error naming the game and the
 move. Chess960 is read from `[Variant "Chess960"]` (its FEN in X-FEN or Shredder-FEN, castling as
 O-O/O-O-O, the moves in UCI king-to-rook: e1h1) and written by write_game; other variants are refused.
+A game without a Variant tag is standard chess, or Chess960 when read_games is told so (chess960=True:
+a request's `"variant": "chess960"`); a game's own tag always wins.
 
 python-chess reads PGN too, but it is GPL-licensed: it is this project's test oracle only and must
 never be imported by runtime code.
@@ -71,15 +73,16 @@ def _unescape(value):
     return re.sub(r"\\(.)", r"\1", value)
 
 
-def read_games(text, max_plies=MAX_GAME_PLIES):
-    """Yield each Game of a PGN text. Raises PgnError at the first game that cannot be read."""
+def read_games(text, max_plies=MAX_GAME_PLIES, chess960=False):
+    """Yield each Game of a PGN text. Raises PgnError at the first game that cannot be read.
+    chess960: the rules of a game with no Variant tag (its tag, when it has one, says them)."""
     game_tags, tokens, comments, depth, number = {}, [], [], 0, 0
     in_movetext = False
 
     def finish(result):
         nonlocal game_tags, tokens, comments, in_movetext, number
         number += 1
-        game = _replay(number, game_tags, tokens, result, max_plies)
+        game = _replay(number, game_tags, tokens, result, max_plies, chess960)
         game.comments = comments
         game_tags, tokens, comments, in_movetext = {}, [], [], False
         return game
@@ -120,12 +123,12 @@ def read_games(text, max_plies=MAX_GAME_PLIES):
         yield finish(None)
 
 
-def _replay(number, tags, tokens, result, max_plies):
+def _replay(number, tags, tokens, result, max_plies, untagged_chess960=False):
     from engine.board import Board
     from engine.fen import FenError
     from engine.san import SanError, parse_san
 
-    variant = tags.get("Variant", "standard").strip().lower()
+    variant = tags.get("Variant", "chess960" if untagged_chess960 else "standard").strip().lower()
     if variant not in STANDARD_VARIANTS + CHESS960_VARIANTS:
         raise PgnError(number, f"variant {tags['Variant']!r} is not supported (standard chess and Chess960 only)")
     chess960 = variant in CHESS960_VARIANTS

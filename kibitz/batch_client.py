@@ -1,6 +1,6 @@
 """`kibitz batch`: submit a file of positions as a job, and collect its results.
 
-    kibitz batch submit FILE [--movetime-ms N] [--depth N] [--nodes N] [--multipv N]
+    kibitz batch submit FILE [--movetime-ms N] [--depth N] [--nodes N] [--multipv N] [--variant chess960]
                              [--url API | --queue-url Q --table T] [--wait] [--format F]
     kibitz batch results JOB_ID [--wait] [--format jsonl|csv|epd] [--output FILE] [--url API | --table T]
 
@@ -77,7 +77,7 @@ def read_file(path):
 
 def options(args):
     out = {}
-    for key in ("movetime_ms", "depth", "nodes", "multipv"):
+    for key in ("movetime_ms", "depth", "nodes", "multipv", "variant"):
         value = getattr(args, key, None)
         if value is not None:
             out[key] = value
@@ -361,6 +361,8 @@ def add_batch(p):
     s.add_argument("--depth", type=int)
     s.add_argument("--nodes", type=int)
     s.add_argument("--multipv", type=int)
+    s.add_argument("--variant", help="standard (the default) or chess960: the rules of every position, and of "
+                                     "the games of a .pgn without a Variant tag")
     s.add_argument("--wait", action="store_true", help="then wait and print the results, as `batch results --wait`")
     add_where(s)
     add_output(s)

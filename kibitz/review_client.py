@@ -118,7 +118,7 @@ def review_command(args):
         except (OSError, UnicodeDecodeError) as e:
             raise ClientError(f"{path}: {e}") from e
         body = {"pgn": text, "review": True, "movetime_ms": args.movetime_ms, "cache": args.cache}
-        for key in ("depth", "nodes"):
+        for key in ("depth", "nodes", "variant"):
             if getattr(args, key) is not None:
                 body[key] = getattr(args, key)
         url = args.url or os.environ.get("KIBITZ_URL")
@@ -168,6 +168,8 @@ def add_review(p):
     p.add_argument("--movetime-ms", type=int, default=1000, help="time per position (default 1000)")
     p.add_argument("--depth", type=int)
     p.add_argument("--nodes", type=int)
+    p.add_argument("--variant", help="standard (the default) or chess960: the rules of the games without a Variant "
+                                     "tag ([Variant \"Chess960\"] is read as such anyway)")
     p.add_argument("--cache", choices=("on", "off", "refresh"), default="on", help="the shared analysis cache")
     p.add_argument("-o", "--output", help="write the annotated PGN here (default: standard output)")
     p.add_argument("--graph", metavar="DIR", help="write an SVG of White's winning chances per game here")

@@ -60,6 +60,8 @@ API_CASES = {
     "jobs-post-epd.json": (202, _accepted(4)),
     "jobs-post-pgn.json": (202, _accepted(30)),  # 22 + 1 positions of the Immortal Game, 6 + 1 of the other
     "jobs-post-review.json": (202, _accepted(15)),  # 14 plies and the start, reviewed
+    "jobs-post-chess960.json": (202, _accepted(7)),  # a [Variant "Chess960"] game, both sides castling, reviewed
+    "jobs-post-bad-variant.json": (422, _error("variant", "'standard' or 'chess960'")),
     "jobs-post-review-positions.json": (422, _error("review", "a review needs games", "pgn")),
     "jobs-post-bad-positions.json": (422, _all(_errors("positions[1]", "positions[2].moves[1]"),
                                                _error("positions[1]", "side field"),

@@ -274,6 +274,10 @@ def test_cors_header_and_openapi(runtime):
                                          "threads", "cache"}
     assert schema["properties"]["movetime_ms"]["maximum"] == 25000
     assert schema["properties"]["variant"]["enum"] == ["standard", "chess960"]  # the OpenAPI document says so
+    get_params = {p["name"]: p for p in spec["paths"]["/analyze"]["get"]["parameters"]}
+    assert "Chess960" in get_params["variant"]["description"]  # Powertools writes query parameters as strings
+    jobs = spec["components"]["schemas"]["JobRequest"]["properties"]["variant"]  # POST /jobs, reviews too
+    assert jobs["enum"] == ["standard", "chess960"] and "Variant tag" in jobs["description"]
 
 
 def test_lambda_context_counts_down():

@@ -13,6 +13,7 @@ import threading
 import time
 
 import chess
+import chess.pgn
 import pytest
 
 from benchmarks.served import children
@@ -121,6 +122,35 @@ def test_bad_files_and_jobs_are_explained(server, tmp_path):
     assert proc.returncode == 1 and "error 404: job_id: no job 0badf00d" in proc.stderr
     proc = kibitz("batch", "results", "x", "--url", "http://127.0.0.1:9")
     assert proc.returncode == 1 and "cannot reach http://127.0.0.1:9" in proc.stderr
+
+
+CASTLE_MATE = "2rkr3/2p1p3/8/8/8/8/PPP5/RK6 w Q - 0 1"  # Chess960: White mates by O-O-O, king b1 to rook a1
+
+
+def test_submit_and_review_chess960_with_variant(server, tmp_path):
+    fens = tmp_path / "c960.txt"
+    fens.write_text(f"{CASTLE_MATE}\n")
+    proc = kibitz("batch", "submit", str(fens), "--url", server["url"])  # standard chess: refused, saying why
+    assert proc.returncode == 1 and "line 1 (positions[0].fen)" in proc.stderr and "Chess960" in proc.stderr
+    proc = kibitz("batch", "submit", str(fens), "--variant", "chess960", "--depth", "3", "--url", server["url"],
+                  "--wait", "--format", "csv")
+    assert proc.returncode == 0, proc.stderr
+    (row,) = csv.DictReader(io.StringIO(proc.stdout))
+    assert (row["best_move"], row["best_move_san"], row["score_mate"]) == ("b1a1", "O-O-O#", "1")
+    proc = kibitz("batch", "submit", str(fens), "--variant", "960", "--url", server["url"])
+    assert proc.returncode == 1 and "variant" in proc.stderr and "'standard' or 'chess960'" in proc.stderr
+    game = tmp_path / "c960.pgn"  # no Variant tag: --variant says it
+    game.write_text('[White "A"]\n[Black "B"]\n[SetUp "1"]\n'
+                    '[FEN "bbqnrnkr/pppppppp/8/8/8/8/PPPPPPPP/BBQNRNKR w KQkq - 0 1"]\n\n'
+                    "1. Nfe3 Nfe6 2. O-O O-O *\n")
+    out = tmp_path / "annotated.pgn"
+    proc = kibitz("review", str(game), "--variant", "chess960", "--depth", "3", "--url", server["url"], "-q",
+                  "-o", str(out))
+    assert proc.returncode == 0, proc.stderr
+    assert "game 1: A - B (*), 4 plies" in proc.stdout
+    read = chess.pgn.read_game(io.StringIO(out.read_text()))
+    assert read.headers["Variant"] == "Chess960" and read.board().chess960_pos() == 96
+    assert [m.uci() for m in read.mainline_moves()] == ["f1e3", "f8e6", "g1h1", "g8h8"]
 
 
 def test_stopping_serve_stops_its_pollers(server):

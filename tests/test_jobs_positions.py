@@ -141,14 +141,14 @@ def test_bad_pgn_names_the_game_and_the_move(text, words):
         assert word in str(e.value)
 
 
-def test_a_chess960_game_is_read_but_not_queued_in_a_job():
+def test_a_chess960_game_is_queued_as_chess960():  # more in tests/test_jobs_chess960.py
     from functions.common.positions import from_pgn
 
     text = ('[Variant "Chess960"]\n[SetUp "1"]\n[FEN "bbqnrnkr/pppppppp/8/8/8/8/PPPPPPPP/BBQNRNKR w KQkq - 0 1"]\n'
             "1. Nfe3 *")
     assert list(read_games(text))[0].chess960
     positions, errors = from_pgn(text)
-    assert positions == [] and errors[0]["field"] == "pgn" and "Chess960" in errors[0]["reason"]
+    assert errors == [] and [(p.moves, p.chess960) for p in positions] == [((), True), (("f1e3",), True)]
 
 
 def test_every_position_of_every_game_in_order():

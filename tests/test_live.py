@@ -161,6 +161,15 @@ def test_the_result_is_what_post_analyze_answers(runtimes):
     assert result == answer
 
 
+def test_chess960_streams_castling_king_to_rook(runtimes):
+    # White's only mate is queen-side castling, king b1 to rook a1
+    _, messages = analyze(runtimes, {"fen": "2rkr3/2p1p3/8/8/8/8/PPP5/RK6 w Q - 0 1", "variant": "chess960",
+                                     "depth": 3, "cache": "off"})
+    result = messages[-1]
+    assert result["type"] == "result" and result["variant"] == "chess960"
+    assert (result["best_move"], result["best_move_san"], result["score"]) == ("b1a1", "O-O-O#", {"mate": 1})
+
+
 def test_a_finished_game_answers_at_once(runtimes):
     _, messages = analyze(runtimes, {"fen": "7k/6Q1/6K1/8/8/8/8/8 b - - 0 1"})
     assert [m["type"] for m in messages] == ["result"] and messages[0]["game_over"] == "checkmate"
@@ -178,6 +187,9 @@ def test_a_finished_game_answers_at_once(runtimes):
     ({}, 422, "fen"),
     ({"fen": STARTPOS, "id": {"no": 1}}, 422, "id"),
     ({"fen": STARTPOS, "moves": ["e2e4"] * 4000}, 413, "body"),
+    ({"fen": STARTPOS, "variant": "crazyhouse"}, 422, "variant"),
+    # castling rights only Chess960 allows, sent as standard chess
+    ({"fen": "bbqnrnkr/pppppppp/8/8/8/8/PPPPPPPP/BBQNRNKR w KQkq - 0 1"}, 422, "fen"),
 ])
 def test_a_bad_analyze_message_is_answered_with_an_error_naming_the_field(runtimes, body, status, field):
     cid, messages = analyze(runtimes, body)

@@ -1,5 +1,6 @@
-"""The learned evaluation in the compiled core: the shipped net, its integer inference against a plain numpy
-forward pass, and accumulators kept move by move against ones built from scratch."""
+"""The learned evaluation in the compiled core: the net file format, the shipped net, its integer inference
+against a plain numpy forward pass (a net of one output bucket and one of eight), and accumulators kept move
+by move against ones built from scratch."""
 
 import random
 
@@ -9,50 +10,14 @@ import pytest
 from engine import nnue
 from engine.board import Board
 from engine.layout import ACC_SIZE, NNUE_HIDDEN
+from tests.nnue_support import FENS, bucketed_net, positions_of_every_bucket, random_positions, reference_eval
 
 H = NNUE_HIDDEN
-
-# Castling both ways, en passant, promotions with and without capture, and ordinary middlegames.
-FENS = [
-    "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
-    "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
-    "r3k2r/Pppp1ppp/1b3nbN/nP6/BBP1P3/q4N2/Pp1P2PP/R2Q1RK1 w kq - 0 1",
-    "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1",
-    "rnbqkbnr/ppp1p1pp/8/3pPp2/8/8/PPPP1PPP/RNBQKBNR w KQkq f6 0 3",
-    "n1n5/PPPk4/8/8/8/8/4Kppp/5N1N b - - 0 1",
-]
-
-
-def reference_eval(w1, b1, w2, b2, board_codes, side):
-    """engine/nnue.py's formula, written out in numpy from the mailbox: the compiled core must agree."""
-    acc = []
-    for persp in (side, side ^ 1):
-        a = b1.astype(np.int64).copy()
-        for sq in range(64):
-            p = int(board_codes[sq])
-            if p:
-                a += w1[((p >> 3) ^ persp) * 384 + ((p & 7) - 1) * 64 + (sq ^ (56 * persp))]
-        acc.append(np.clip(a, 0, nnue.QA))
-    h = np.concatenate(acc) ** 2 >> nnue.SHIFT
-    out = (h * w2.astype(np.int64)).sum() + b2
-    return int(out * nnue.SCALE // nnue.OUT_DIV)
-
-
-def random_positions(count, seed):
-    rng = random.Random(seed)
-    for i in range(count):
-        board = Board(FENS[i % len(FENS)])
-        for _ in range(rng.randint(0, 40)):
-            moves = board.legal_moves()
-            if not moves:
-                break
-            board.push(rng.choice(moves))
-        yield board
 
 
 def test_the_shipped_net_loads_and_fits_the_budget():
     w1, b1, w2, b2 = nnue.read(nnue.DEFAULT_NET)
-    assert w1.shape == (768, H) and b1.shape == (H,) and w2.shape == (2 * H,)
+    assert w1.shape == (768, H) and b1.shape == (H,) and w2.shape == (1, 2 * H) and b2.shape == (1,)
     assert nnue.DEFAULT_NET.stat().st_size <= 2 * 1024 * 1024
     assert np.any(w1 != 0) and np.any(w2 != 0)
 
@@ -62,11 +27,51 @@ def test_a_file_that_is_not_a_net_is_refused(tmp_path):
     bad.write_bytes(b"not a net at all")
     with pytest.raises(nnue.NetError, match="not a Kibitz net file"):
         nnue.read(bad)
-    w1, b1, w2, b2 = nnue.read(nnue.DEFAULT_NET)
+    shipped = nnue.DEFAULT_NET.read_bytes()
     short = tmp_path / "short.nnue"
-    short.write_bytes(nnue.DEFAULT_NET.read_bytes()[:-10])
+    short.write_bytes(shipped[:-10])
     with pytest.raises(nnue.NetError, match="bytes"):
         nnue.read(short)
+    future = tmp_path / "future.nnue"
+    future.write_bytes(b"KBZNNUE3" + shipped[8:])
+    with pytest.raises(nnue.NetError, match="format version '3'"):
+        nnue.read(future)
+    stray = tmp_path / "stray.nnue"  # version 1 with something in the bucket field
+    stray.write_bytes(shipped[:12] + np.uint32(8).tobytes() + shipped[16:])
+    with pytest.raises(nnue.NetError, match="version 1 has 0 in the bucket field"):
+        nnue.read(stray)
+    none = tmp_path / "none.nnue"
+    none.write_bytes(b"KBZNNUE2" + shipped[8:])
+    with pytest.raises(nnue.NetError, match="0 output buckets"):
+        nnue.read(none)
+    w1, b1, _, _ = nnue.read(nnue.DEFAULT_NET)
+    with pytest.raises(nnue.NetError, match="at most 8"):
+        nnue.pack(w1, b1, np.zeros((9, 2 * H), np.int16), np.zeros(9, np.int64))
+
+
+def test_a_net_of_one_bucket_is_written_back_byte_for_byte(tmp_path):
+    """One bucket stays format version 1: the shipped file, and what builds from before buckets read."""
+    again = tmp_path / "again.nnue"
+    nnue.write(again, *nnue.read(nnue.DEFAULT_NET))
+    assert again.read_bytes() == nnue.DEFAULT_NET.read_bytes()
+    assert again.read_bytes()[:8] == b"KBZNNUE1"
+
+
+def test_a_bucketed_net_file_reads_back_as_written(tmp_path):
+    net = bucketed_net(8, seed=1)
+    path = tmp_path / "eight.nnue"
+    nnue.write(path, *net)
+    assert path.read_bytes()[:8] == b"KBZNNUE2"
+    back = nnue.read(path)
+    for a, b in zip(net, back, strict=True):
+        assert np.array_equal(a, b)
+
+
+def test_buckets_by_piece_count():
+    """Bullet's MaterialCount<8>: four piece counts a bucket, the full board in the last."""
+    assert [int(nnue.bucket_of(n, 8)) for n in (2, 5, 6, 9, 10, 17, 18, 29, 30, 32)] == [0, 0, 1, 1, 2, 3, 4, 6, 7, 7]
+    assert set(nnue.bucket_of(np.arange(65), 1)) == {0}
+    assert np.array_equal(nnue.bucket_of(np.arange(2, 34), 8), np.repeat(np.arange(8), 4))
 
 
 def test_compiled_inference_equals_numpy_forward_pass(backend):
@@ -76,10 +81,27 @@ def test_compiled_inference_equals_numpy_forward_pass(backend):
     seen = set()
     for board in random_positions(200, seed=11):
         backend.nnue_refresh(net, acc, 0, *board.arrays)
-        got = backend.nnue_evaluate(net, acc, 0, board.side)
+        got = backend.nnue_evaluate(net, acc, 0, *board.arrays)
         assert got == reference_eval(w1, b1, w2, b2, board.board, board.side), board.fen()
         seen.add(got)
     assert len(seen) > 50  # a net that answers the same for everything would pass the equality trivially
+
+
+def test_a_bucketed_net_evaluates_as_the_numpy_formula_in_every_bucket(backend):
+    w1, b1, w2, b2 = bucketed_net(8, seed=2)
+    net = nnue.pack(w1, b1, w2, b2)
+    acc = np.zeros(ACC_SIZE, np.int16)
+    by_bucket = positions_of_every_bucket(12, seed=4)
+    for bucket, boards in by_bucket.items():
+        assert len(boards) == 12, f"bucket {bucket}: only {len(boards)} positions"
+        for board in boards:
+            backend.nnue_refresh(net, acc, 0, *board.arrays)
+            got = backend.nnue_evaluate(net, acc, 0, *board.arrays)
+            assert got == reference_eval(w1, b1, w2, b2, board.board, board.side), board.fen()
+            # Another bucket's output layer would have answered otherwise: the bucket is the one read.
+            others = [reference_eval(w1, b1, w2[[k]], b2[[k]], board.board, board.side)
+                      for k in range(8) if k != bucket]
+            assert got not in others, board.fen()
 
 
 def test_incremental_accumulators_equal_a_full_refresh(backend):

@@ -22,6 +22,7 @@ import urllib.request
 import chess
 import pytest
 
+from engine.fen import chess960_fen
 from tests.conftest import ROOT
 
 CHROMIUM = os.environ.get("KIBITZ_CHROMIUM", "/usr/bin/chromium")
@@ -395,3 +396,132 @@ def test_screenshots_at_desktop_and_phone_sizes(open_page):
             assert panel["x"] >= board["x"] + board["width"] and panel["y"] < board["y"] + board["height"]
         page.screenshot(path=str(ARTIFACTS / f"page-{name}.png"), full_page=(name == "phone"))
         assert (ARTIFACTS / f"page-{name}.png").stat().st_size > 10_000
+
+
+# --- Chess960 -------------------------------------------------------------------------------------
+
+
+def choose_start(page, number):
+    page.select_option("#variant", "chess960")
+    page.fill("#c960-number", str(number))
+    page.press("#c960-number", "Tab")  # the change event
+    page.wait_for_function("fen => document.querySelector('#fen').value === fen", arg=chess960_fen(number))
+
+
+def test_chess960_pick_a_start_castle_king_to_rook_and_analyse(open_page):
+    page = open_page()
+    choose_start(page, 96)  # bbqnrnkr: the king on g1, its rooks on e1 and h1
+    assert page.is_visible("#c960-random") and page.input_value("#variant") == "chess960"
+    ref = chess.Board(chess960_fen(96), chess960=True)
+    for from_square, to_square in (("f1", "e3"), ("f8", "e6"), ("g1", "h1")):  # the last: the king onto its rook
+        drag(page, from_square, to_square)
+        ref.push_uci(from_square + to_square)
+        page.wait_for_function("fen => document.querySelector('#fen').value === fen", arg=ref.fen())
+    assert piece_on(page, "g1", "wk") and piece_on(page, "f1", "wr") and piece_on(page, "h1", None)
+    assert [m.text_content() for m in page.locator("#movelist li[data-ply]").all()] == ["Nfe3", "Nfe6", "O-O"]
+    with page.expect_request(lambda r: r.url.endswith("/analyze") and r.method == "POST") as sent:
+        answer = analyse(page, think_index=1, multipv=2)
+    body = sent.value.post_data_json
+    assert body["variant"] == "chess960" and body["fen"] == chess960_fen(96)
+    assert body["moves"] == ["f1e3", "f8e6", "g1h1"]
+    assert answer["variant"] == "chess960" and answer["fen"] == ref.fen()
+    assert [m.text_content() for m in page.locator("#lines li.line").first.locator(".line-move").all()] == \
+        answer["lines"][0]["pv_san"]
+
+    # standard chess's start as Chess960 518: the king two squares over castles too, written e1h1
+    choose_start(page, 518)
+    ref = chess.Board(chess960_fen(518), chess960=True)
+    for san in ("e4", "e5", "Nf3", "Nf6", "Bc4", "Bc5"):
+        move = ref.push_san(san)
+        drag(page, chess.square_name(move.from_square), chess.square_name(move.to_square))
+        page.wait_for_function("fen => document.querySelector('#fen').value === fen", arg=ref.fen())
+    drag(page, "e1", "g1")
+    ref.push_uci("e1h1")
+    page.wait_for_function("fen => document.querySelector('#fen').value === fen", arg=ref.fen())
+    with page.expect_request(lambda r: r.url.endswith("/analyze") and r.method == "POST") as sent:
+        answer = analyse(page, think_index=0, multipv=1)
+    assert sent.value.post_data_json["moves"][-1] == "e1h1" and answer["fen"] == ref.fen()
+
+    page.click("#c960-random")  # another start, numbered in the field
+    page.wait_for_function("() => document.querySelector('#fen').value.endsWith(' w KQkq - 0 1')")
+    number = int(page.input_value("#c960-number"))
+    assert 0 <= number < 960 and fen_shown(page) == chess960_fen(number)
+    page.select_option("#variant", "standard")
+    page.wait_for_function("fen => document.querySelector('#fen').value === fen", arg=chess.STARTING_FEN)
+    assert page.is_hidden("#c960-number")
+
+
+def test_chess960_fen_and_pgn_set_the_variant_and_a_960_fen_as_standard_is_refused(open_page):
+    page = open_page()
+    fen = "2rkr3/2p1p3/8/8/8/8/PPP5/RK6 w Q - 0 1"  # White mates by O-O-O: b1a1
+    set_fen(page, fen)  # as standard chess: the API's 422 names the FEN and Chess960
+    box = page.locator("#fen-error")
+    assert box.is_visible() and "fen: " in box.text_content() and "Chess960" in box.text_content()
+    page.select_option("#variant", "chess960")
+    set_fen(page, fen)
+    assert page.is_hidden("#fen-error") and fen_shown(page) == fen
+    answer = analyse(page, think_index=1, multipv=1)
+    assert (answer["best_move"], answer["best_move_san"]) == ("b1a1", "O-O-O#")
+    assert page.locator("#board [data-arrow='b1a1']").count() == 1
+    page.locator("#lines li.line").first.click()  # plays it: checkmate
+    page.wait_for_function("() => document.querySelector('#status').textContent.startsWith('Checkmate')")
+    assert piece_on(page, "c1", "wk") and piece_on(page, "d1", "wr")
+
+    page.select_option("#variant", "standard")  # a PGN's Variant tag switches the board to Chess960
+    page.fill("#pgn", f'[Variant "Chess960"]\n[SetUp "1"]\n[FEN "{chess960_fen(96)}"]\n\n'
+                      "1. Nfe3 Nfe6 2. O-O O-O 3. d4 d5 *")
+    page.click("#load-pgn")
+    page.wait_for_function("() => document.querySelectorAll('#movelist li[data-ply]').length === 6")
+    assert page.input_value("#variant") == "chess960" and page.input_value("#c960-number") == "96"
+    page.locator("#movelist li[data-ply]").nth(3).click()
+    ref = chess.Board(chess960_fen(96), chess960=True)
+    for uci in ("f1e3", "f8e6", "g1h1", "g8h8"):
+        ref.push_uci(uci)
+    assert fen_shown(page) == ref.fen()
+
+
+# Positions with castling every way: Chess960 starts thinned out, a few pieces dropped in, random moves.
+RULES_IN_THE_BROWSER = """async ([url, fens]) => {
+  const {Chess960} = await import(new URL(url, document.baseURI).href)
+  return fens.map((fen) => {
+    const p = new Chess960(fen)
+    return [p.fen(), p.moves().map((m) => [m.lan, m.san, m.after]).sort()]
+  })
+}"""
+
+
+def test_the_pages_chess960_rules_agree_with_python_chess(open_page):
+    import random
+
+    rng = random.Random(960)
+    fens = []
+    while len(fens) < 150:
+        board = chess.Board.from_chess960_pos(rng.randrange(960))
+        for square in chess.SquareSet(chess.BB_RANK_1 | chess.BB_RANK_8):
+            if board.piece_type_at(square) in (chess.KNIGHT, chess.BISHOP, chess.QUEEN) and rng.random() < 0.8:
+                board.remove_piece_at(square)
+        for _ in range(rng.randrange(3)):
+            empty = [s for s in chess.SquareSet(chess.BB_RANK_3 | chess.BB_RANK_4 | chess.BB_RANK_5 | chess.BB_RANK_6)
+                     if board.piece_at(s) is None]
+            board.set_piece_at(rng.choice(empty), chess.Piece(rng.choice([2, 3, 4, 5]), rng.random() < 0.5))
+        board.turn = rng.random() < 0.5
+        for _ in range(rng.randrange(4)):
+            if board.is_valid() and any(board.legal_moves):
+                board.push(rng.choice(list(board.legal_moves)))
+        if board.is_valid() and not board.is_game_over():
+            fens.append(board.fen())
+    page = open_page()
+    url = page.get_attribute("link[rel=modulepreload][href$='app/chess960.js']", "href")
+    got = page.evaluate(RULES_IN_THE_BROWSER, [url, fens])
+    castles = 0
+    for fen, (shown, moves) in zip(fens, got, strict=True):
+        board = chess.Board(fen, chess960=True)
+        expected = []
+        for move in board.legal_moves:
+            castles += board.is_castling(move)
+            san = board.san(move)
+            board.push(move)
+            expected.append([move.uci(), san, board.fen()])
+            board.pop()
+        assert (shown, moves) == (fen, sorted(expected)), fen
+    assert castles > 100  # castling every way was in it

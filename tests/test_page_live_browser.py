@@ -1,9 +1,12 @@
 """The page's live analysis and game review in a real browser (issue 33): Debian's chromium, driven by
 Playwright, against `kibitz serve` with its WebSocket route and a poller — the eval bar, the lines and the
 figures change as the search deepens, Stop answers at once, a refused request shows the API's error, the
-page's own JavaScript example runs, a known game's review shows its graph and its marked moves, and the
-console stays clean (tests/test_page_browser.py's checks). Screenshots go to build/test-artifacts/."""
+page's own JavaScript example runs, a known game's review shows its graph and its marked moves, a Chess960
+game's analysis and review send the variant, and the console stays clean (tests/test_page_browser.py's
+checks). Screenshots go to build/test-artifacts/."""
 
+import io
+import json
 import os
 import pathlib
 import re
@@ -13,10 +16,22 @@ import threading
 import time
 
 import chess
+import chess.pgn
 import pytest
 
+from engine.fen import chess960_fen
 from tests.conftest import ROOT
-from tests.test_page_browser import ARTIFACTS, DESKTOP, ITALIAN, SLOW_MS, Watched, playwright_browser, set_fen
+from tests.test_page_browser import (
+    ARTIFACTS,
+    DESKTOP,
+    ITALIAN,
+    SLOW_MS,
+    Watched,
+    choose_start,
+    drag,
+    playwright_browser,
+    set_fen,
+)
 
 __all__ = ["playwright_browser"]  # the fixture, shared
 
@@ -207,6 +222,36 @@ def test_a_review_shows_the_graph_the_accuracy_and_the_marked_moves(open_live):
         page.click("#review-download")
     annotated = pathlib.Path(download.value.path()).read_text()
     assert "Nxf7??" in annotated and "[%eval" in annotated and '[Annotator "Kibitz' in annotated
+
+
+def test_chess960_live_analysis_and_review_send_the_variant(open_live):
+    page = open_live()
+    sent = []
+    page.on("websocket", lambda ws: ws.on("framesent", lambda frame: sent.append(frame)))
+    choose_start(page, 96)
+    ref = chess.Board(chess960_fen(96), chess960=True)
+    for uci in ("f1e3", "f8e6", "g1h1", "g8h8"):  # both kings onto their rooks: O-O, O-O
+        drag(page, uci[:2], uci[2:])
+        ref.push_uci(uci)
+        page.wait_for_function("fen => document.querySelector('#fen').value === fen", arg=ref.fen())
+    start(page, 1, 2)
+    page.wait_for_selector("#analyse:not([disabled])")
+    asked = [json.loads(f) for f in sent if '"analyze"' in f]
+    assert asked and asked[-1]["variant"] == "chess960" and asked[-1]["moves"] == ["f1e3", "f8e6", "g1h1", "g8h8"]
+    assert page.locator("#lines li.line").count() == 2 and page.is_hidden("#analysis-error")
+
+    page.select_option("#review-movetime", "100")
+    with page.expect_request(lambda r: r.url.endswith("/jobs") and r.method == "POST") as submitted:
+        page.click("#review-start")
+    body = submitted.value.post_data_json
+    assert body["variant"] == "chess960" and '[Variant "Chess960"]' in body["pgn"] and "2. O-O O-O" in body["pgn"]
+    page.wait_for_selector("#review-result:not([hidden])", timeout=120_000)
+    assert page.locator("#review-graph rect.graph-hit").count() == 5  # the start and 4 plies
+    with page.expect_download() as download:
+        page.click("#review-download")
+    annotated = chess.pgn.read_game(io.StringIO(pathlib.Path(download.value.path()).read_text()))
+    assert annotated.headers["Variant"] == "Chess960" and annotated.headers["FEN"] == chess960_fen(96)
+    assert [m.uci() for m in annotated.mainline_moves()] == ["f1e3", "f8e6", "g1h1", "g8h8"]
 
 
 def test_where_a_key_is_required_the_page_passes_its_own_on(open_live):

@@ -32,6 +32,9 @@ def main(argv=None):
     t.add_argument("--resume", action="store_true", help="continue from the checkpoint beside --out")
     t.add_argument("--mirror", action="store_true", help="train on each position or its mirror image (a <-> h)")
     t.add_argument("--init", default=None, help="start from this net file's weights (default: random ones)")
+    t.add_argument("--buckets", type=int, default=None,
+                   help="output layers by piece count, 1 to 8 (default: --init's, else 1); --init from a net of one "
+                        "copies its output layer into each")
     e = sub.add_parser("export", help="quantise trained weights into a net file")
     e.add_argument("weights", help="the .npz that train wrote")
     e.add_argument("net", help="the net file to write, e.g. engine/nets/kibitz.nnue")
@@ -52,7 +55,8 @@ def main(argv=None):
 
         train.train(args.data, args.out, hidden=args.hidden, epochs=args.epochs, batch=args.batch, lr=args.lr,
                     final_lr=args.final_lr, result_weight=args.result_weight, seed=args.seed, resume=args.resume,
-                    max_positions=args.max_positions, mirror=args.mirror, init=args.init)
+                    max_positions=args.max_positions, mirror=args.mirror, init=args.init,
+                    buckets=args.buckets)
     elif args.command == "wdl":
         from training import wdl
 

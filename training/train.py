@@ -3,9 +3,14 @@
     python -m training train --data ~/kibitz-data/gen1 --out ~/kibitz-data/net1.npz \
         [--hidden 256] [--epochs 30] [--batch 16384] [--lr 0.001] [--result-weight 0.3] [--seed 1]
         [--init engine/nets/kibitz.nnue]      (start from a net's weights instead of random ones)
+        [--buckets 8]                         (output layers by piece count; default 1, or --init's)
 
 The network is engine/nnue.py's: (768 -> H) x 2 -> 1, squared clipped ReLU on [0, 1], the side to
-move's accumulator first. Its output times engine.nnue.SCALE is the evaluation in centipawns.
+move's accumulator first. Its output times engine.nnue.SCALE is the evaluation in centipawns. With B
+output buckets, w2 is [B, 2H] and b2 [B]: a position's output comes from the row of its piece count's
+bucket (engine.nnue.bucket_of), and its gradient goes to that row alone; the accumulator is shared.
+--init from a net of one bucket copies its output layer into every bucket, so training starts from
+exactly that net's evaluations.
 
 Loss: mean squared error between sigmoid(cp / K) of the net and a blend of the search's score and
 the game's result, both as a win probability for the side to move:
@@ -29,6 +34,8 @@ import time
 import numpy as np
 from numba import get_num_threads, njit, prange
 
+from engine import nnue
+from engine.layout import NNUE_BUCKETS
 from engine.nnue import SCALE
 from training import features, records
 
@@ -51,8 +58,9 @@ def _sigmoid(x):
 
 
 @njit(inline="always")
-def _forward(i, own, other, count, w1, b1, w2, b2, a, c, mirror, flip):
+def _forward(i, own, other, count, bucket, w1, b1, w2, b2, a, c, mirror, flip):
     hidden = b1.shape[0]
+    o = bucket[i]
     a[:] = b1
     c[:] = b1
     for k in range(count[i]):
@@ -64,18 +72,20 @@ def _forward(i, own, other, count, w1, b1, w2, b2, a, c, mirror, flip):
         for h in range(hidden):
             a[h] += w1[fa, h]
             c[h] += w1[fc, h]
-    out = b2[0]
+    out = b2[o]
     for h in range(hidden):
         x = min(max(a[h], np.float32(0)), np.float32(1))
         y = min(max(c[h], np.float32(0)), np.float32(1))
-        out += x * x * w2[h] + y * y * w2[hidden + h]
+        out += x * x * w2[o, h] + y * y * w2[o, hidden + h]
     return out
 
 
 @njit(parallel=True, fastmath=True, cache=True)
-def _gradients(batch, flips, own, other, count, target, w1, b1, w2, b2, g1, gb1, g2, gb2, scratch, scale, mirror):
-    """Sum of squared errors over the batch; per-thread gradient sums in g1, gb1, g2, gb2. flips[j]: train on
-    the j-th position's mirror image (files a <-> h) instead."""
+def _gradients(batch, flips, own, other, count, bucket, target, w1, b1, w2, b2, g1, gb1, g2, gb2, scratch, scale,
+               mirror):
+    """Sum of squared errors over the batch; per-thread gradient sums in g1, gb1, g2 [thread, bucket, 2H],
+    gb2 [thread, bucket]. flips[j]: train on the j-th position's mirror image (files a <-> h) instead (the
+    same pieces: the same bucket)."""
     threads = g1.shape[0]
     hidden = b1.shape[0]
     n = len(batch)
@@ -84,10 +94,11 @@ def _gradients(batch, flips, own, other, count, target, w1, b1, w2, b2, g1, gb1,
         G1 = g1[t]
         GB1 = gb1[t]
         G2 = g2[t]
+        GB2 = gb2[t]
         G1[:] = 0
         GB1[:] = 0
         G2[:] = 0
-        gb2[t] = 0
+        GB2[:] = 0
         a = scratch[t, 0]
         c = scratch[t, 1]
         da = scratch[t, 2]
@@ -96,19 +107,20 @@ def _gradients(batch, flips, own, other, count, target, w1, b1, w2, b2, g1, gb1,
         for j in range(t * n // threads, (t + 1) * n // threads):
             i = batch[j]
             flip = flips[j]
-            out = _forward(i, own, other, count, w1, b1, w2, b2, a, c, mirror, flip)
+            o = bucket[i]
+            out = _forward(i, own, other, count, bucket, w1, b1, w2, b2, a, c, mirror, flip)
             p = _sigmoid(out * scale)
             e = p - target[i]
             loss += e * e
             d = np.float32(2 * e * p * (1 - p) * scale)
-            gb2[t] += d
+            GB2[o] += d
             for h in range(hidden):
                 x = min(max(a[h], np.float32(0)), np.float32(1))
                 y = min(max(c[h], np.float32(0)), np.float32(1))
-                G2[h] += d * x * x
-                G2[hidden + h] += d * y * y
-                da[h] = d * w2[h] * 2 * x if 0 < a[h] < 1 else np.float32(0)
-                dc[h] = d * w2[hidden + h] * 2 * y if 0 < c[h] < 1 else np.float32(0)
+                G2[o, h] += d * x * x
+                G2[o, hidden + h] += d * y * y
+                da[h] = d * w2[o, h] * 2 * x if 0 < a[h] < 1 else np.float32(0)
+                dc[h] = d * w2[o, hidden + h] * 2 * y if 0 < c[h] < 1 else np.float32(0)
                 GB1[h] += da[h] + dc[h]
             for k in range(count[i]):
                 fa = own[i, k]
@@ -124,7 +136,7 @@ def _gradients(batch, flips, own, other, count, target, w1, b1, w2, b2, g1, gb1,
 
 
 @njit(parallel=True, fastmath=True, cache=True)
-def _loss(rows, own, other, count, target, w1, b1, w2, b2, scratch, scale, mirror):
+def _loss(rows, own, other, count, bucket, target, w1, b1, w2, b2, scratch, scale, mirror):
     threads = scratch.shape[0]
     n = len(rows)
     losses = np.zeros(threads)
@@ -132,8 +144,8 @@ def _loss(rows, own, other, count, target, w1, b1, w2, b2, scratch, scale, mirro
         loss = 0.0
         for j in range(t * n // threads, (t + 1) * n // threads):
             i = rows[j]
-            p = _sigmoid(_forward(i, own, other, count, w1, b1, w2, b2, scratch[t, 0], scratch[t, 1], mirror, False)
-                         * scale)
+            p = _sigmoid(_forward(i, own, other, count, bucket, w1, b1, w2, b2, scratch[t, 0], scratch[t, 1], mirror,
+                                  False) * scale)
             loss += (p - target[i]) ** 2
         losses[t] = loss
     return losses.sum() / max(n, 1)
@@ -184,27 +196,46 @@ def targets(recs, k, result_weight):
     return ((1 - result_weight) * score + result_weight * result).astype(np.float32), result
 
 
-def init_weights(hidden, seed):
+def init_weights(hidden, seed, buckets=1):
     rng = np.random.default_rng(seed)
     return {
         "w1": rng.normal(0, 0.1, (features.N_FEATURES, hidden)).astype(np.float32),
         "b1": np.zeros(hidden, np.float32),
-        "w2": rng.uniform(-1, 1, 2 * hidden).astype(np.float32) / math.sqrt(2 * hidden),
-        "b2": np.zeros(1, np.float32),
+        "w2": rng.uniform(-1, 1, (buckets, 2 * hidden)).astype(np.float32) / math.sqrt(2 * hidden),
+        "b2": np.zeros(buckets, np.float32),
     }
 
 
-def weights_of_net(path):
-    """Float weights from a net file (engine/nnue.py's quantisation undone): a start for further training."""
-    from engine import nnue
+def with_buckets(params):
+    """params with w2 as [B, 2H] and b2 as [B]: weights saved before buckets had w2 [2H], b2 [1]."""
+    hidden = len(params["b1"])
+    return {**params, "w2": params["w2"].reshape(-1, 2 * hidden), "b2": params["b2"].reshape(-1)}
 
+
+def weights_of_net(path, buckets=None):
+    """Float weights from a net file (engine/nnue.py's quantisation undone): a start for further training.
+    buckets: as many output layers, copies of the net's one if it has one (the same evaluations)."""
     w1, b1, w2, b2 = nnue.read(path)
+    if buckets is not None and buckets != len(b2):
+        if len(b2) != 1:
+            raise SystemExit(f"train: {path} has {len(b2)} output buckets, not --buckets {buckets}")
+        w2, b2 = np.repeat(w2, buckets, axis=0), np.repeat(b2, buckets)
     return {"w1": (w1 / nnue.QA).astype(np.float32), "b1": (b1 / nnue.QA).astype(np.float32),
-            "w2": (w2 / nnue.QB).astype(np.float32), "b2": np.array([b2 / nnue.OUT_DIV], np.float32)}
+            "w2": (w2 / nnue.QB).astype(np.float32), "b2": (b2 / nnue.OUT_DIV).astype(np.float32)}
+
+
+def gradient_buffers(threads, hidden, buckets):
+    """Per-thread gradient sums and scratch rows for _gradients: g1, gb1, g2, gb2, scratch."""
+    return (np.zeros((threads, features.N_FEATURES, hidden), np.float32), np.zeros((threads, hidden), np.float32),
+            np.zeros((threads, buckets, 2 * hidden), np.float32), np.zeros((threads, buckets), np.float32),
+            np.zeros((threads, 4, hidden), np.float32))
 
 
 def train(data, out, hidden=256, epochs=30, batch=16384, lr=1e-3, final_lr=1e-5, result_weight=0.3, seed=1,
-          resume=False, max_positions=None, mirror=False, init=None, log=print):
+          resume=False, max_positions=None, mirror=False, init=None, buckets=None, log=print):
+    """buckets: output layers by piece count (engine.nnue.bucket_of); None: --init's count, else 1."""
+    if buckets is not None and not 1 <= buckets <= NNUE_BUCKETS:
+        raise SystemExit(f"train: --buckets {buckets}: the engine takes 1 to {NNUE_BUCKETS}")
     out = pathlib.Path(out).expanduser()
     t_load = time.perf_counter()
     recs, games = load_dataset([pathlib.Path(d).expanduser() for d in data])
@@ -224,24 +255,26 @@ def train(data, out, hidden=256, epochs=30, batch=16384, lr=1e-3, final_lr=1e-5,
     ckpt = out.with_suffix(".ckpt.npz")
     if resume and ckpt.exists():
         z = np.load(ckpt)
-        params = {n: z[n] for n in ("w1", "b1", "w2", "b2")}
-        moments = {n: (z["m_" + n], z["v_" + n]) for n in params}
+        params = with_buckets({n: z[n] for n in ("w1", "b1", "w2", "b2")})
+        moments = {n: (z["m_" + n].reshape(p.shape), z["v_" + n].reshape(p.shape)) for n, p in params.items()}
+        if buckets not in (None, len(params["b2"])):
+            raise SystemExit(f"train: the checkpoint has {len(params['b2'])} output buckets, not --buckets {buckets}")
+        buckets = len(params["b2"])
         start_epoch, step = int(z["epoch"]), int(z["step"])
         history = json.loads(str(z["history"]))
         log(f"train: resumed after epoch {start_epoch}")
     else:
-        params = weights_of_net(init) if init else init_weights(hidden, seed)
+        if buckets is None:
+            buckets = len(nnue.read(init)[3]) if init else 1
+        params = weights_of_net(init, buckets) if init else init_weights(hidden, seed, buckets)
         if len(params["b1"]) != hidden:
             raise SystemExit(f"train: {init} has {len(params['b1'])} hidden units, not --hidden {hidden}")
         moments = {n: (np.zeros_like(p), np.zeros_like(p)) for n, p in params.items()}
         start_epoch, step, history = 0, 0, []
 
+    bucket = nnue.bucket_of(count, buckets).astype(np.int8)
     threads = get_num_threads()
-    g1 = np.zeros((threads, features.N_FEATURES, hidden), np.float32)
-    gb1 = np.zeros((threads, hidden), np.float32)
-    g2 = np.zeros((threads, 2 * hidden), np.float32)
-    gb2 = np.zeros(threads, np.float32)
-    scratch = np.zeros((threads, 4, hidden), np.float32)
+    g1, gb1, g2, gb2, scratch = gradient_buffers(threads, hidden, buckets)
     rng = np.random.default_rng(seed + 1000 * start_epoch)
     batches = max(1, len(train_rows) // batch)
     total = epochs * batches
@@ -252,19 +285,19 @@ def train(data, out, hidden=256, epochs=30, batch=16384, lr=1e-3, final_lr=1e-5,
         for b in range(batches):
             rows = order[b * batch:(b + 1) * batch]
             flips = rng.random(len(rows)) < 0.5 if mirror else np.zeros(len(rows), np.bool_)
-            loss_sum += _gradients(rows, flips, own, other, count, target, params["w1"], params["b1"], params["w2"],
-                                   params["b2"], g1, gb1, g2, gb2, scratch, scale, MIRROR)
+            loss_sum += _gradients(rows, flips, own, other, count, bucket, target, params["w1"], params["b1"],
+                                   params["w2"], params["b2"], g1, gb1, g2, gb2, scratch, scale, MIRROR)
             step += 1
             rate = final_lr + 0.5 * (lr - final_lr) * (1 + math.cos(math.pi * min(step / total, 1.0)))
             n = len(rows)
             for name, grad in (("w1", g1.sum(axis=0)), ("b1", gb1.sum(axis=0)), ("w2", g2.sum(axis=0)),
-                               ("b2", np.array([gb2.sum()], np.float32))):
+                               ("b2", gb2.sum(axis=0))):
                 m, v = moments[name]
                 _adam(params[name].reshape(-1), (grad / n).reshape(-1), m.reshape(-1), v.reshape(-1), rate, step,
                       CLIP)
         seconds = time.perf_counter() - t0
-        val = _loss(val_rows, own, other, count, target, params["w1"], params["b1"], params["w2"], params["b2"],
-                    scratch, scale, MIRROR)
+        val = _loss(val_rows, own, other, count, bucket, target, params["w1"], params["b1"], params["w2"],
+                    params["b2"], scratch, scale, MIRROR)
         row = {"epoch": epoch + 1, "train_loss": loss_sum / (batches * batch), "val_loss": float(val),
                "lr": rate, "seconds": round(seconds, 1), "positions_per_s": round(batches * batch / seconds)}
         history.append(row)
@@ -274,7 +307,7 @@ def train(data, out, hidden=256, epochs=30, batch=16384, lr=1e-3, final_lr=1e-5,
                  **{"v_" + n: mv[1] for n, mv in moments.items()}, epoch=epoch + 1, step=step,
                  history=json.dumps(history))
     settings = {"data": [str(d) for d in data], "positions": int(len(recs)), "training": int(len(train_rows)),
-                "held_back": int(len(val_rows)), "games": games, "hidden": hidden,
+                "held_back": int(len(val_rows)), "games": games, "hidden": hidden, "buckets": buckets,
                 "epochs": epochs, "batch": batch, "lr": lr, "final_lr": final_lr, "result_weight": result_weight,
                 "mirror": mirror, "init": str(init) if init else None,
                 "seed": seed, "k": k, "scale": SCALE, "clip": CLIP, "threads": threads, "history": history}

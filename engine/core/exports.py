@@ -12,7 +12,7 @@ from engine.core import attacks, movegen, nnue, position, search, transposition,
 from engine.core import perft as perft_mod
 from engine.core.intrinsics import acquire_gil, release_gil
 from engine.core.signatures import POS, TABLES
-from engine.layout import MAX_MOVES
+from engine.layout import BB_ALL, MAX_MOVES, ST_SIDE
 
 EXPORTS = {}  # name -> (signature, python function)
 
@@ -91,9 +91,9 @@ def nnue_push_move(NET, ACC, ply, board, m):
     nnue.push_move(NET, ACC, ply, board, m)
 
 
-@export("i8(i2[::1], i2[::1], i8, i8)")
-def nnue_evaluate(NET, ACC, ply, side):
-    return nnue.evaluate(NET, ACC, ply, side)
+@export(f"i8(i2[::1], i2[::1], i8, {POS})")
+def nnue_evaluate(NET, ACC, ply, bb, board, st, keys, undo):
+    return nnue.evaluate(NET, ACC, ply, st[ST_SIDE], bb[BB_ALL])
 
 
 @export("u8(u8[::1], i8, u8, i8, u8, i8)")

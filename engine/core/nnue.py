@@ -4,15 +4,16 @@ The format and the arithmetic are engine/nnue.py's. ACC holds two accumulators (
 Black's) for every ply of the search, the root's at ply 0. Before a move is made, push_move() writes
 the next ply's from this ply's, adding and subtracting only the weight rows of the pieces that move;
 unmaking a move needs nothing, the previous ply's are still there. refresh() builds a ply's from
-scratch (the root, once per iteration). The arithmetic over the NNUE_HIDDEN lanes is engine/core/simd.py's
-vector code: int16 adds for the accumulators, int32 products for the output layer.
+scratch (the root, once per iteration). evaluate() takes the output layer of the position's bucket
+(by its piece count). The arithmetic over the NNUE_HIDDEN lanes is engine/core/simd.py's vector code:
+int16 adds for the accumulators, int32 products for the output layer.
 """
 
 import numpy as np
 from numba import njit
 
 from engine.core.bitboard import ONE
-from engine.core.intrinsics import lsb
+from engine.core.intrinsics import lsb, popcount
 from engine.core.position import castle_rook_squares
 from engine.core.signatures import kernel
 from engine.core.simd import output_sum, row_add, row_capture, row_castle, row_copy, row_move
@@ -26,6 +27,7 @@ from engine.layout import (
     KNIGHT,
     NET_B1,
     NET_B2,
+    NET_BUCKET_OF,
     NET_W1,
     NET_W2,
     NNUE_HIDDEN,
@@ -97,10 +99,13 @@ def push_null(NET, ACC, ply):
 
 
 @kernel
-def evaluate(NET, ACC, ply, side):
-    """Centipawns from the side to move's point of view (engine/nnue.py gives the formula)."""
+def evaluate(NET, ACC, ply, side, occ):
+    """Centipawns from the side to move's point of view (engine/nnue.py gives the formula), through the
+    output bucket of the number of pieces in `occ` (the occupancy)."""
     us = np.int64((ply * 2 + side) * H)
     them = np.int64((ply * 2 + (side ^ 1)) * H)
-    total = output_sum(ACC, NET, us, them, np.int64(NET_W2), np.int64(NNUE_QA))
-    b2 = (np.int64(NET[NET_B2]) & 0xFFFF) | (np.int64(NET[NET_B2 + 1]) << 16)
-    return (total + b2) * NNUE_SCALE // NNUE_OUT_DIV
+    bucket = np.int64(NET[NET_BUCKET_OF + popcount(occ)])
+    total = output_sum(ACC, NET, us, them, NET_W2 + bucket * (2 * H), np.int64(NNUE_QA))
+    b2 = NET_B2 + 2 * bucket
+    bias = (np.int64(NET[b2]) & 0xFFFF) | (np.int64(NET[b2 + 1]) << 16)
+    return (total + bias) * NNUE_SCALE // NNUE_OUT_DIV

@@ -40,6 +40,7 @@ from engine.core.transposition import (
     store,
 )
 from engine.layout import (
+    BB_ALL,
     BB_COLOR,
     BISHOP,
     C_ABORTED,
@@ -163,7 +164,7 @@ def _static_eval(T, bb, board, st, S, NET, ACC, ply):
     known = lone_king(bb, st[ST_SIDE])
     if known != NOT_KNOWN:
         return known
-    return nnue.evaluate(NET, ACC, ply, st[ST_SIDE])
+    return nnue.evaluate(NET, ACC, ply, st[ST_SIDE], bb[BB_ALL])
 
 
 @njit(inline="always")

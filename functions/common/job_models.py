@@ -8,7 +8,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, model_validator
 
-from functions.common.models import AnalysisAnswer, PositionFields, RequestLimits, SearchLimits
+from functions.common.models import AnalysisAnswer, PositionFields, RequestLimits, SearchLimits, Variant
 from functions.common.positions import MAX_POSITIONS
 
 MAX_JOB_BODY_BYTES = 1024 * 1024
@@ -65,6 +65,10 @@ class JobRequest(RequestLimits, JobSource):  # the sources' fields first (models
 
     review: bool = Field(False, description="with `pgn`: review the games (GET /jobs/{job_id}/pgn answers them "
                                             "annotated, GET /jobs/{job_id} a summary per game)")
+    variant: Variant = Field("standard", description="the rules of every position: standard chess, or Chess960 "
+                                                     "(castling rights in X-FEN or Shredder-FEN, castling moves "
+                                                     "king-to-rook in UCI: e1h1). In `pgn`, the rules of the games "
+                                                     "without a Variant tag: a game's own tag wins")
 
 
 # --- answers --------------------------------------------------------------------------------------

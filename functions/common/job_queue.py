@@ -12,7 +12,7 @@ import time
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from functions.common.job_models import MAX_ID_CHARS
-from functions.common.models import MAX_FEN_CHARS, MAX_MOVES, SearchLimits
+from functions.common.models import MAX_FEN_CHARS, MAX_MOVES, SearchLimits, Variant
 from functions.common.positions import MAX_POSITIONS
 
 SEND_BATCH = 10  # SendMessageBatch takes at most 10 entries
@@ -33,11 +33,13 @@ class PositionMessage(BaseModel):
     fen: str = Field(min_length=1, max_length=MAX_FEN_CHARS)
     moves: list[str] = Field(default_factory=list, max_length=MAX_MOVES)
     options: SearchLimits
+    variant: Variant = "standard"  # a message from before the variant is standard chess
 
 
 def message_body(job_id, position, limits):
     return PositionMessage(job_id=job_id, index=position.index, id=position.id, fen=position.fen,
-                           moves=list(position.moves), options=limits).model_dump_json(exclude_none=True)
+                           moves=list(position.moves), options=limits,
+                           variant="chess960" if position.chess960 else "standard").model_dump_json(exclude_none=True)
 
 
 def message_attributes(job_id, index):

@@ -39,7 +39,7 @@ def submit(request, store=None, sqs=None, queue_url=None, api_key_id=None):
         first, *more = errors
         raise InputError(422, first["field"], first["reason"], more)
     check_search_time(len(positions), request.movetime_ms, sources[0])
-    games = games_record(read_games(request.pgn)) if request.review else None
+    games = games_record(read_games(request.pgn, chess960=request.variant == "chess960")) if request.review else None
     store = store or Store()
     if api_key_id:
         charge_key(store, api_key_id)

@@ -25,11 +25,14 @@ MAX_GAMES_BYTES = 300 * 1024  # of the job item's 400 KB
 
 
 def games_record(games):
-    """JSON of the games (tags, start, moves, result, index of their first position) for the job item."""
+    """JSON of the games (tags, start, moves, result, index of their first position, and chess960: true
+    for a Chess960 game) for the job item."""
     out, first = [], 0
     for game in games:
         out.append({"number": game.number, "tags": game.tags, "start_fen": game.start_fen, "moves": game.moves,
                     "result": game.result, "first": first})
+        if game.chess960:  # the request's variant may have said so, not the game's tags
+            out[-1]["chess960"] = True
         first += len(game.moves) + 1
     text = json.dumps(out, separators=(",", ":"))
     if len(text.encode()) > MAX_GAMES_BYTES:
@@ -39,8 +42,8 @@ def games_record(games):
 
 
 def _games(job):
-    return [(Game(number=g["number"], tags=g["tags"], start_fen=g["start_fen"], moves=g["moves"], result=g["result"]),
-             g["first"]) for g in json.loads(job["games"])]
+    return [(Game(number=g["number"], tags=g["tags"], start_fen=g["start_fen"], moves=g["moves"], result=g["result"],
+                  chess960=g.get("chess960", False)), g["first"]) for g in json.loads(job["games"])]
 
 
 def position_eval(analysis):
@@ -72,8 +75,8 @@ def flagged(game, review):
     marked = [m for m in review.moves if m.judgement]
     if not marked:
         return []
-    sans = line_san(game.start_fen, game.moves)
-    board = Board(game.start_fen, capacity=len(game.moves) + 64)
+    sans = line_san(game.start_fen, game.moves, chess960=game.chess960)
+    board = Board(game.start_fen, capacity=len(game.moves) + 64, chess960=game.chess960)
     out = []
     for ply, move in enumerate(game.moves):
         m = review.moves[ply]

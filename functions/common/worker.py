@@ -103,7 +103,7 @@ def analyse_record(record, job_id, index, store, remaining_ms, cache=None):
     found = exception = outcome = None
     try:
         found, outcome = analyse_cached(message.fen, message.moves, options, options.movetime_ms, hash_mb, cache,
-                                        threads=threads)
+                                        threads=threads, chess960=message.variant == "chess960")
         result, error = AnalysisAnswer.of(found, options.movetime_ms, hash_mb, threads, cached=outcome.cached), None
     except FenError as e:
         result, error = None, f"fen: {e}"

@@ -1,8 +1,10 @@
-// The game on the board: a start position, the moves played from it, and a cursor (the ply shown).
-// The rules are chess.js's. What the API is asked about is the start FEN and the UCI moves up to the
-// cursor, so repetitions across the game count as they do in the engine.
+// The game on the board: its variant ("standard" or "chess960"), a start position, the moves played
+// from it, and a cursor (the ply shown). The rules are chess.js's, or Chess960's on it (chess960.js).
+// What the API is asked about is the start FEN and the UCI moves up to the cursor, so repetitions
+// across the game count as they do in the engine.
 
 import {Chess, DEFAULT_POSITION} from "../vendor/chess.js/chess.js"
+import {Chess960, isChess960Tag, readPgn960} from "./chess960.js"
 
 export const START_FEN = DEFAULT_POSITION
 
@@ -11,7 +13,8 @@ export class Game {
     this.reset()
   }
 
-  reset(fen = START_FEN, headers = {}) {
+  reset(fen = START_FEN, headers = {}, variant = "standard") {
+    this.variant = variant
     this.startFen = fen
     this.moves = [] // chess.js Move objects: san, lan (UCI), from, to, before, after
     this.ply = 0
@@ -19,18 +22,31 @@ export class Game {
   }
 
   // Loads a FEN the API has accepted; returns null, or chess.js's reason when it cannot show it.
-  loadFen(fen) {
+  loadFen(fen, variant = this.variant) {
     try {
-      new Chess(fen)
+      rules(variant, fen)
     } catch (e) {
       return (e && e.message) || "not a position"
     }
-    this.reset(fen)
+    this.reset(fen, {}, variant)
     return null
   }
 
-  // Loads the main line of a PGN at its first position; returns null or the reason it cannot.
-  loadPgn(text) {
+  // Loads the main line of a PGN at its first position; returns null or the reason it cannot. Its
+  // Variant tag says its rules; without one, `variant` does.
+  loadPgn(text, variant = this.variant) {
+    const tag = /\[\s*Variant\s+"([^"]*)"/.exec(text)
+    if (tag ? isChess960Tag(tag[1]) : variant === "chess960") {
+      let game
+      try {
+        game = readPgn960(text)
+      } catch (e) {
+        return (e && e.message) || "not a game"
+      }
+      this.reset(game.startFen, game.headers, "chess960")
+      this.moves = game.moves
+      return null
+    }
     const chess = new Chess()
     try {
       chess.loadPgn(text)
@@ -39,7 +55,7 @@ export class Game {
     }
     const moves = chess.history({verbose: true})
     const headers = chess.getHeaders()
-    this.reset(moves.length ? moves[0].before : chess.fen(), headers)
+    this.reset(moves.length ? moves[0].before : chess.fen(), headers, "standard")
     this.moves = moves
     return null
   }
@@ -57,15 +73,21 @@ export class Game {
   }
 
   position() {
-    return new Chess(this.fen)
+    return rules(this.variant, this.fen)
+  }
+
+  // A position of this game's variant (the Chess or Chess960 object), e.g. before a reviewed move.
+  positionAt(fen) {
+    return rules(this.variant, fen)
   }
 
   turn() {
     return this.fen.split(" ")[1] === "b" ? "b" : "w"
   }
 
+  // For the board: in Chess960 castling is the king onto its rook, or to its own destination square.
   legalMovesFrom(square) {
-    return this.position().moves({square, verbose: true})
+    return this.position().moves({square, verbose: true, targets: true})
   }
 
   // Plays a move ({from, to, promotion} or a UCI string) at the cursor, dropping the moves after
@@ -122,6 +144,10 @@ export class Game {
     if (chess.isInsufficientMaterial()) return "Insufficient material: draw"
     return null
   }
+}
+
+function rules(variant, fen) {
+  return variant === "chess960" ? new Chess960(fen) : new Chess(fen)
 }
 
 export function uciToMove(uci) {

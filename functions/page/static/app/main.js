@@ -5,6 +5,7 @@
 import {analyse} from "./api.js"
 import {AnalysisView, renderErrors} from "./analysis_view.js"
 import {Board} from "./board.js"
+import {chess960Fen, chess960Number, STANDARD_NUMBER} from "./chess960.js"
 import {EvalBar} from "./evalbar.js"
 import {duration} from "./format.js"
 import {Game} from "./game.js"
@@ -40,6 +41,7 @@ function positionChanged({animated = true, note = ""} = {}) {
   moveList.render(game)
   $("fen").value = game.fen
   $("fen-error").hidden = true
+  showVariant()
   $("undo").disabled = game.ply === 0
   $("first").disabled = $("prev").disabled = game.ply === 0
   $("last").disabled = $("next").disabled = game.ply === game.moves.length
@@ -98,7 +100,7 @@ async function runAnalysis() {
   const asked = version
   running = controller
   setAnalysing(true, movetime)
-  const request = {fen: game.startFen, moves: game.uciMoves(), movetime_ms: movetime, multipv}
+  const request = {fen: game.startFen, moves: game.uciMoves(), variant: game.variant, movetime_ms: movetime, multipv}
   let result
   if (live && await live.open() && running === controller) {
     // The live stream: each completed iteration redraws the bar, the arrows and the lines; Stop asks for
@@ -175,7 +177,7 @@ async function setFen() {
   if (!fen) return renderErrors(errorBox, {message: "Paste a FEN first."})
   stopPlayback()
   $("set-fen").disabled = true
-  const result = await analyse({fen, movetime_ms: 1, depth: 1})
+  const result = await analyse({fen, variant: game.variant, movetime_ms: 1, depth: 1})
   $("set-fen").disabled = false
   if (!result.ok) return renderErrors(errorBox, result, "The API refused this FEN. ")
   const problem = game.loadFen(result.answer.fen)
@@ -219,9 +221,49 @@ function undo() {
 
 function reset() {
   stopPlayback()
-  game.reset()
+  if (game.variant === "chess960") game.reset(chess960Fen(startNumber()), {}, "chess960")
+  else game.reset()
   $("pgn-error").hidden = true
   positionChanged({animated: false})
+}
+
+// --- variant: standard, or Chess960 from a numbered start ------------------------------------------
+
+function startNumber() {
+  const n = Number($("c960-number").value)
+  return Number.isInteger(n) && n >= 0 && n < 960 ? n : STANDARD_NUMBER
+}
+
+// The controls follow the game (a pasted Chess960 PGN or FEN switches them).
+function showVariant() {
+  const c960 = game.variant === "chess960"
+  $("variant").value = game.variant
+  $("c960-number").hidden = $("c960-random").hidden = !c960
+  const n = c960 ? chess960Number(game.startFen) : null
+  if (n !== null) $("c960-number").value = n
+}
+
+function chooseVariant() {
+  const errorBox = $("variant-error")
+  errorBox.hidden = true
+  stopPlayback()
+  if ($("variant").value === "chess960") {
+    const n = startNumber()
+    game.reset(chess960Fen(n), {}, "chess960")
+    positionChanged({animated: false, note: `Chess960 start position ${n}`})
+  } else {
+    game.reset()
+    positionChanged({animated: false})
+  }
+}
+
+function chooseStart(n) {
+  const errorBox = $("variant-error")
+  if (!(Number.isInteger(n) && n >= 0 && n < 960)) {
+    return renderErrors(errorBox, {message: "A Chess960 start position is numbered 0 to 959."})
+  }
+  $("c960-number").value = n
+  chooseVariant()
 }
 
 // --- wiring ------------------------------------------------------------------------------------
@@ -264,6 +306,9 @@ function wire() {
     event.target.value = ""
   })
   $("movetime").addEventListener("input", showThinkTime)
+  $("variant").addEventListener("change", chooseVariant)
+  $("c960-number").addEventListener("change", () => chooseStart(Number($("c960-number").value)))
+  $("c960-random").addEventListener("click", () => chooseStart(Math.floor(Math.random() * 960)))
   $("stop").addEventListener("click", () => { if (live) live.stop() })
   $("first").addEventListener("click", () => goTo(0))
   $("prev").addEventListener("click", () => step(-1))

@@ -6,6 +6,7 @@
 // API's, shown in the panel.
 
 import {Chess} from "../vendor/chess.js/chess.js"
+import {numbered} from "./format.js"
 
 const POLL_MS = 500
 const MAX_WAIT_MS = 10 * 60 * 1000
@@ -29,8 +30,17 @@ export class Review {
     this.el.download.addEventListener("click", () => this.download())
   }
 
-  // The game as PGN: its headers, its start position when it is not the usual one, its moves.
+  // The game as PGN: its headers, its start position when it is not the usual one, its moves. A
+  // Chess960 game gets its Variant, SetUp and FEN tags (chess.js writes standard chess only).
   pgn() {
+    if (this.game.variant === "chess960") {
+      const tags = {...this.game.headers, Variant: "Chess960", SetUp: "1", FEN: this.game.startFen}
+      const header = Object.entries(tags).filter(([, value]) => value)
+        .map(([key, value]) => `[${key} "${String(value).replace(/[\\"]/g, "\\$&")}"]`).join("\n")
+      const moves = numbered(this.game.startFen, this.game.moves.map((m) => m.san))
+        .map(({label, san}) => (label ? `${label.replace("…", "...")} ${san}` : san)).join(" ")
+      return `${header}\n\n${moves} *\n`
+    }
     const chess = new Chess(this.game.startFen)
     for (const [key, value] of Object.entries(this.game.headers || {})) {
       if (!["SetUp", "FEN"].includes(key) && value) chess.setHeader(key, value)
@@ -54,9 +64,11 @@ export class Review {
     this.job = null
     this.moves = this.game.moves.slice()
     this.startFen = this.game.startFen
+    this.variant = this.game.variant
     try {
       const movetime = Number(this.el.time.value) || 300
-      const accepted = await call("jobs", {method: "POST", body: {pgn: this.pgn(), review: true, movetime_ms: movetime}})
+      const accepted = await call("jobs", {method: "POST", body: {pgn: this.pgn(), review: true, movetime_ms: movetime,
+        variant: this.variant}})
       this.job = accepted.job_id
       const started = Date.now()
       let state
@@ -149,8 +161,9 @@ export class Review {
 
   // The reviewed game may have been changed on the board since: go back to it first.
   restoreGame() {
-    if (this.game.startFen === this.startFen && this.game.moves.length >= this.moves.length &&
-        this.moves.every((m, i) => this.game.moves[i].san === m.san)) return
+    if (this.game.variant === this.variant && this.game.startFen === this.startFen &&
+        this.game.moves.length >= this.moves.length && this.moves.every((m, i) => this.game.moves[i].san === m.san)) return
+    this.game.variant = this.variant
     this.game.startFen = this.startFen
     this.game.moves = this.moves.slice()
   }
@@ -165,9 +178,9 @@ export class Review {
     let uci = null
     if (flag.best) {
       try {
-        const chess = new Chess(flag.ply === 0 ? this.startFen : this.moves[flag.ply - 1].after)
-        const move = chess.move(flag.best)
-        uci = move.from + move.to
+        const position = this.game.positionAt(flag.ply === 0 ? this.startFen : this.moves[flag.ply - 1].after)
+        const move = position.move(flag.best)
+        uci = move.from + move.to // Chess960's castling: the king to its rook
       } catch {
         uci = null
       }
