@@ -27,15 +27,15 @@ MATERIAL_NORM = 58
 PIECE_VALUES = {"p": 1, "n": 3, "b": 3, "r": 5, "q": 9}
 
 # The constants now in force (issue 36, 2026-11-25): Kibitz against itself at 300 000 nodes a move (a
-# 10+0.1 move's worth), 118 games, 12 048 positions fitted and 24 games held back; docs/benchmarks.md
-# "WDL model" has the report, docs/wdl.md the commands. Provisional: the games go on (the journal
-# resumes) and the fit is to be made again on a few thousand. Before: gen7's games at 5000 nodes, which
+# 10+0.1 move's worth), 84 distinct games, 8 734 positions fitted and 17 games held back; docs/benchmarks.md
+# "WDL model" has the report, docs/wdl.md the commands. Provisional: the games go on (the journals
+# resume) and the fit is to be made again on a few thousand. Before: gen7's games at 5000 nodes, which
 # read the start position as 20% drawn. Refit when a new net changes the score scale.
 # BEGIN FITTED (python -m training wdl --write; do not edit by hand)
 # Fitted on /work/data/wdl/selfplay-300k.jsonl
 # by python -m training wdl (--games | --data) ... --write. Coefficients of x^3, x^2, x, 1.
-A = (-380.511, 1434.564, -1611.262, 671.554)
-B = (362.349, -722.409, 435.483, -21.201)
+A = (-11.209, 438.67, -831.537, 501.142)
+B = (317.616, -695.964, 468.5, -39.793)
 # END FITTED
 
 

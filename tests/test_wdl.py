@@ -151,9 +151,14 @@ def test_the_fit_reads_match_journals_holds_back_whole_pairs_and_reports_calibra
             text = " ".join(f"{m} {{[%eval {e / 100:.2f}]}}" for m, e in zip(moves, evals, strict=True))
             games.append(f'[Result "{result}"]\n\n{text} {result}\n')
         lines.append(json.dumps({"pair": pair, "scores": [0.5, 0.5], "problems": [], "pgn": games}))
+    # one build against itself at a fixed node count: both games of a pair alike, colours' names swapped
+    moves = " ".join(f"{m} {{[%eval 0.{k}0]}}" for k, m in enumerate(["Nf3", "Nf6", "Ng1", "Ng8"] * 5))
+    twins = [f'[White "{w}"]\n[Black "{b}"]\n[Result "1/2-1/2"]\n\n{moves} 1/2-1/2\n' for w, b in ("AB", "BA")]
+    lines.append(json.dumps({"pair": 300, "scores": [0.5, 0.5], "problems": [], "pgn": twins}))
     journal.write_text("\n".join(lines) + "\n{torn")
     material, score, outcome, held = fit.games_dataset([journal])
-    assert len(score) == 300 * 2 * 20 and held.sum() == 60 * 2 * 20  # pairs 0, 5, 10 ...: both games held
+    # pairs 0, 5, 10 ... 300: both games held back; the twins count once
+    assert len(score) == 300 * 2 * 20 + 20 and held.sum() == 60 * 2 * 20 + 20
     doc = tmp_path / "benchmarks.md"
     doc.write_text("# Benchmarks\n\n## WDL model\n\nold\n")
     monkeypatch.setattr(report, "DOC", doc)
@@ -161,4 +166,4 @@ def test_the_fit_reads_match_journals_holds_back_whole_pairs_and_reports_calibra
     text = doc.read_text()
     assert f"`python -m training wdl --games {journal} --write --record`" in text
     assert "the constants before this fit" in text and "By material:" in text and "draw: observed - predicted" in text
-    assert re.search(r"Of the 600 games, \d+ were drawn", text)
+    assert re.search(r"Of the 601 distinct games, \d+ were drawn", text)

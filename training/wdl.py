@@ -78,9 +78,15 @@ def game_positions(pgn):
     return out
 
 
+def movetext(pgn):
+    """A game without its players' names: the same game played twice is one game. (At a fixed node count one
+    build against itself plays both games of a pair alike, move for move and eval for eval, colours swapped.)"""
+    return re.sub(r'\[(White|Black) "[^"]*"\]', "", pgn).split()
+
+
 def games_dataset(journals):
-    """dataset() from match journals (benchmarks/match.py --journal): their games' [%eval]s."""
-    rows, held = [], []
+    """dataset() from match journals (benchmarks/match.py --journal): their distinct games' [%eval]s."""
+    rows, held, seen = [], [], set()
     for journal in journals:
         lines = pathlib.Path(journal).read_text().splitlines()
         for line in lines[1:]:
@@ -89,6 +95,10 @@ def games_dataset(journals):
             except json.JSONDecodeError:
                 continue  # a line torn by a kill: the match plays that pair again
             for pgn in pair["pgn"]:
+                key = tuple(movetext(pgn))
+                if key in seen:
+                    continue
+                seen.add(key)
                 positions = game_positions(pgn)
                 rows += positions
                 held += [pair["pair"] % HOLDOUT_EVERY == 0] * len(positions)
@@ -99,8 +109,9 @@ def games_dataset(journals):
 
 
 def games_drawn(journals):
-    """(drawn, finished) games of the journals: what balanced openings end in at this clock."""
+    """(drawn, finished) distinct games of the journals: what balanced openings end in at this clock."""
     drawn = finished = 0
+    seen = set()
     for journal in journals:
         for line in pathlib.Path(journal).read_text().splitlines()[1:]:
             try:
@@ -108,6 +119,10 @@ def games_drawn(journals):
             except json.JSONDecodeError:
                 continue
             for pgn in pair["pgn"]:
+                key = tuple(movetext(pgn))
+                if key in seen:
+                    continue
+                seen.add(key)
                 result = re.search(r'\[Result "([^"]+)"\]', pgn)
                 if result and result.group(1) in RESULT_FOR_WHITE:
                     finished += 1
@@ -305,7 +320,7 @@ def run(folders=(), journals=(), write=False, record=False, report=print):
             f"{before - model:.4f}.")
     if journals:
         drawn, finished = games_drawn(journals)
-        text += f" Of the {finished} games, {drawn} were drawn ({100 * drawn / finished:.1f}%)."
+        text += f" Of the {finished} distinct games, {drawn} were drawn ({100 * drawn / finished:.1f}%)."
     report("\n" + text)
     if write:
         write_constants(theta, sources)
