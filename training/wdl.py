@@ -84,24 +84,29 @@ def movetext(pgn):
     return re.sub(r'\[(White|Black) "[^"]*"\]', "", pgn).split()
 
 
-def games_dataset(journals):
-    """dataset() from match journals (benchmarks/match.py --journal): their distinct games' [%eval]s."""
-    rows, held, seen = [], [], set()
+def distinct_games(journals):
+    """(pair number, PGN) of each distinct game of match journals (benchmarks/match.py --journal)."""
+    seen = set()
     for journal in journals:
-        lines = pathlib.Path(journal).read_text().splitlines()
-        for line in lines[1:]:
+        for line in pathlib.Path(journal).read_text().splitlines()[1:]:
             try:
                 pair = json.loads(line)
             except json.JSONDecodeError:
                 continue  # a line torn by a kill: the match plays that pair again
             for pgn in pair["pgn"]:
                 key = tuple(movetext(pgn))
-                if key in seen:
-                    continue
-                seen.add(key)
-                positions = game_positions(pgn)
-                rows += positions
-                held += [pair["pair"] % HOLDOUT_EVERY == 0] * len(positions)
+                if key not in seen:
+                    seen.add(key)
+                    yield pair["pair"], pgn
+
+
+def games_dataset(journals):
+    """dataset() from match journals: their distinct games' [%eval]s."""
+    rows, held = [], []
+    for pair, pgn in distinct_games(journals):
+        positions = game_positions(pgn)
+        rows += positions
+        held += [pair % HOLDOUT_EVERY == 0] * len(positions)
     if not rows:
         raise SystemExit(f"no finished games with [%eval] in {', '.join(map(str, journals))}")
     data = np.array(rows, np.int64)
@@ -111,22 +116,11 @@ def games_dataset(journals):
 def games_drawn(journals):
     """(drawn, finished) distinct games of the journals: what balanced openings end in at this clock."""
     drawn = finished = 0
-    seen = set()
-    for journal in journals:
-        for line in pathlib.Path(journal).read_text().splitlines()[1:]:
-            try:
-                pair = json.loads(line)
-            except json.JSONDecodeError:
-                continue
-            for pgn in pair["pgn"]:
-                key = tuple(movetext(pgn))
-                if key in seen:
-                    continue
-                seen.add(key)
-                result = re.search(r'\[Result "([^"]+)"\]', pgn)
-                if result and result.group(1) in RESULT_FOR_WHITE:
-                    finished += 1
-                    drawn += result.group(1) == "1/2-1/2"
+    for _, pgn in distinct_games(journals):
+        result = re.search(r'\[Result "([^"]+)"\]', pgn)
+        if result and result.group(1) in RESULT_FOR_WHITE:
+            finished += 1
+            drawn += result.group(1) == "1/2-1/2"
     return drawn, finished
 
 
