@@ -116,6 +116,16 @@ def stack(tmp_path, **overrides):
             aws.stop()
 
 
+@contextlib.contextmanager
+def s3_stack(tmp_path):
+    """stack() with its S3 client and its InputBucket and OutputBucket names at hand (jobs read from S3)."""
+    with stack(tmp_path) as st:
+        st.s3 = st.aws.client("s3")
+        st.input = st.aws.resources["InputBucket"]["Ref"]
+        st.output = st.aws.resources["OutputBucket"]["Ref"]
+        yield st
+
+
 def wac(n, start=0):
     """The first n positions of wac.epd as FENs (4 fields + clocks)."""
     from tests.conftest import data_file

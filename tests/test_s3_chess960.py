@@ -8,7 +8,8 @@ import chess
 import chess.pgn
 import pytest
 
-from tests.batch_support import stack
+from tests.batch_support import s3_stack
+from tests.test_s3_jobs import output, put, run_pollers, submit
 
 START_960 = "bqnbrkrn/pppppppp/8/8/8/8/PPPPPPPP/BQNBRKRN w KQkq - 0 1"  # a 960 start: king f1, rooks e1 g1
 GAME_960 = ('[Event "960"]\n[Variant "Chess960"]\n[SetUp "1"]\n[FEN "' + START_960 + '"]\n\n'
@@ -17,22 +18,15 @@ GAME_960 = ('[Event "960"]\n[Variant "Chess960"]\n[SetUp "1"]\n[FEN "' + START_9
 
 @pytest.fixture(scope="module")
 def s(tmp_path_factory):
-    with stack(tmp_path_factory.mktemp("s3c960")) as st:
-        st.s3 = st.aws.client("s3")
-        st.input = st.aws.resources["InputBucket"]["Ref"]
+    with s3_stack(tmp_path_factory.mktemp("s3c960")) as st:
         yield st
 
 
 def run(s, key, data, fmt, **options):
-    s.s3.put_object(Bucket=s.input, Key=key, Body=data.encode())
-    status, body = s.post({"source": f"s3://{s.input}/{key}", "format": fmt, "movetime_ms": 5, **options})
+    status, body = submit(s, put(s, key, data), fmt, **options)
     assert status == 202, body
-    with s.source(pollers=1, env={"KIBITZ_CHUNK_POSITIONS": "20"}):
-        s.wait(body["job_id"], lambda j: j["s3"].output is not None, timeout=180, what="the S3 job")
-    _, state = s.get(body["job_id"])
-    out = state["s3"]["output"]
-    lines = [json.loads(x) for x in s.s3.get_object(Bucket=out["bucket"], Key=out["jsonl"])["Body"].read().splitlines()]
-    pgn = s.s3.get_object(Bucket=out["bucket"], Key=out["pgn"])["Body"].read().decode() if out["pgn"] else None
+    run_pollers(s, body["job_id"])
+    _, lines, pgn = output(s, body["job_id"])
     return lines, pgn
 
 
@@ -50,8 +44,7 @@ def test_a_tagged_960_game_in_a_standard_job_is_read_as_960_and_castles_king_to_
 
 def test_960_positions_need_the_variant(s):
     epd = f"{' '.join(START_960.split()[:4])} id \"start\";\n"
-    s.s3.put_object(Bucket=s.input, Key="p960.epd", Body=epd.encode())
-    status, body = s.post({"source": f"s3://{s.input}/p960.epd", "format": "epd", "movetime_ms": 5})
+    status, body = submit(s, put(s, "p960.epd", epd), "epd")
     assert status == 422 and "variant chess960" in json.dumps(body)  # sent as standard: named at submission
     lines, _ = run(s, "p960b.epd", epd, "epd", variant="chess960")
     assert lines[0]["status"] == "done" and lines[0]["analysis"]["variant"] == "chess960"

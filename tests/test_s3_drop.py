@@ -7,15 +7,13 @@ import urllib.parse
 
 import pytest
 
-from tests.batch_support import stack
+from tests.batch_support import s3_stack
 from tests.test_s3_jobs import EPD, GAMES, check_pgn_output, output, run_pollers
 
 
 @pytest.fixture(scope="module")
 def s(tmp_path_factory):
-    with stack(tmp_path_factory.mktemp("s3drop")) as st:
-        st.s3 = st.aws.client("s3")
-        st.input = st.aws.resources["InputBucket"]["Ref"]
+    with s3_stack(tmp_path_factory.mktemp("s3drop")) as st:
         yield st
 
 

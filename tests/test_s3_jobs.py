@@ -14,7 +14,7 @@ import pytest
 import zstandard
 
 from kibitz.apigateway import proxy_event
-from tests.batch_support import stack
+from tests.batch_support import s3_stack
 from tests.test_review import FISCHER
 
 SHORT = '[Event "short"]\n[White "A"]\n[Black "B"]\n\n1. e4 e5 2. Nf3 Nc6 3. Bb5 a6 *\n'
@@ -27,10 +27,7 @@ MOVETIME = 5
 
 @pytest.fixture(scope="module")
 def s(tmp_path_factory):
-    with stack(tmp_path_factory.mktemp("s3jobs")) as st:
-        st.s3 = st.aws.client("s3")
-        st.input = st.aws.resources["InputBucket"]["Ref"]
-        st.output = st.aws.resources["OutputBucket"]["Ref"]
+    with s3_stack(tmp_path_factory.mktemp("s3jobs")) as st:
         yield st
 
 
