@@ -72,11 +72,11 @@ def test_the_fit_finds_the_model_behind_the_data_and_beats_the_base_rates(tmp_pa
 
     synthetic_dataset(tmp_path)
     doc = tmp_path / "benchmarks.md"
-    doc.write_text("# Benchmarks\n\n## WDL model\n\nold\n\n## Other\n\nkept\n")
+    doc.write_text("# Benchmarks\n\n## WDL model\n\nthe section before\n\n## Other\n\nkept\n")
     monkeypatch.setattr(report, "DOC", doc)
     theta, model, constant = fit.run([tmp_path], record=True, report=lambda *a: None)
     text = doc.read_text()  # --record replaced its section, and only it
-    assert f"`python -m training wdl --data {tmp_path} --write --record`" in text and "old" not in text
+    assert f"`python -m training wdl --data {tmp_path} --write --record`" in text and "the section before" not in text
     assert "| WDL model (score, material)" in text and text.endswith("## Other\n\nkept\n")
     x = fit.features(np.array([36]))  # the synthetic positions' material: 16 pawns and 4 rooks
     a, b = (x @ theta[:4]).item() * 100, (x @ theta[4:]).item() * 100
@@ -156,9 +156,10 @@ def test_the_fit_reads_match_journals_holds_back_whole_pairs_and_reports_calibra
     twins = [f'[White "{w}"]\n[Black "{b}"]\n[Result "1/2-1/2"]\n\n{moves} 1/2-1/2\n' for w, b in ("AB", "BA")]
     lines.append(json.dumps({"pair": 300, "scores": [0.5, 0.5], "problems": [], "pgn": twins}))
     journal.write_text("\n".join(lines) + "\n{torn")
-    material, score, outcome, held = fit.games_dataset([journal])
-    # pairs 0, 5, 10 ... 300: both games held back; the twins count once
-    assert len(score) == 300 * 2 * 20 + 20 and held.sum() == 60 * 2 * 20 + 20
+    material, score, outcome, fold, game = fit.games_dataset([journal])
+    # pairs 0, 5, 10 ... 300: both games in fold 0; the twins count once
+    assert len(score) == 300 * 2 * 20 + 20 and (fold == 0).sum() == 60 * 2 * 20 + 20
+    assert len(np.unique(game)) == 601 and all(len(np.unique(fold[game == g])) == 1 for g in range(601))
     doc = tmp_path / "benchmarks.md"
     doc.write_text("# Benchmarks\n\n## WDL model\n\nold\n")
     monkeypatch.setattr(report, "DOC", doc)
@@ -166,4 +167,21 @@ def test_the_fit_reads_match_journals_holds_back_whole_pairs_and_reports_calibra
     text = doc.read_text()
     assert f"`python -m training wdl --games {journal} --write --record`" in text
     assert "the constants before this fit" in text and "By material:" in text and "draw: observed - predicted" in text
+    assert "gen7's constants" in text and "each game judged by a fit without it" in text
     assert re.search(r"Of the 601 distinct games, \d+ were drawn", text)
+
+
+def test_each_fold_is_judged_by_a_fit_that_never_saw_its_games(tmp_path):
+    from training import wdl as fit
+
+    synthetic_dataset(tmp_path, n_games=200)
+    material, score, outcome, fold, game = fit.dataset([tmp_path])
+    X, s = fit.features(material), score / 100
+    predicted, base = fit.out_of_fold(X, s, outcome, fold, report=lambda *a: None)
+    changed = outcome.copy()
+    changed[fold == 0] = 1  # fold 0's games all drawn: its own predictions must not move, the others' must
+    again, base_again = fit.out_of_fold(X, s, changed, fold, report=lambda *a: None)
+    assert np.allclose(again[:, fold == 0], predicted[:, fold == 0])
+    assert np.allclose(base_again[:, fold == 0], base[:, fold == 0])
+    assert not np.allclose(again[:, fold == 1], predicted[:, fold == 1])
+    assert np.allclose(predicted.sum(axis=0), 1) and np.allclose(base.sum(axis=0), 1)

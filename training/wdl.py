@@ -7,11 +7,16 @@ evaluation's score scale changes.
 The games are what the answers describe: `benchmarks/match.py self --journal J` at a real clock or a
 node count like one, each move's search score in its PGN's [%eval]. Each position searched gives its
 material, the mover's score and the game's result for the mover; a gen dataset's records
-(training/records.py) give the same. Whole games are held back (with --games, both games of every
-pair numbered 0 mod HOLDOUT_EVERY, since they share an opening; with --data, every game numbered so);
-the model is fitted on the rest by maximum likelihood (Newton's method on the log-likelihood, numpy
-only), and judged on the held-back games by log-loss against a constant predictor that always answers
-the training positions' base rates, and against the constants in force before the fit.
+(training/records.py) give the same. The constants are fitted on every game by maximum likelihood
+(Newton's method on the log-likelihood, numpy only). They are judged by FOLDS-fold cross-validation
+over whole games: the games fall into FOLDS folds (with --games by pair number, both games of a pair
+in one fold since they share an opening; with --data by game number), and each fold's positions are
+predicted by a fit on the other folds alone, so every game is judged by a model that never saw it
+(five times the positions a single held-back fifth would give, for the same games). The judgement:
+log-loss against a constant predictor (the other folds' base rates) and against the constants in
+force before the fit, and the calibration tables, with the number of distinct games behind each bin
+(a game's positions share one result, so a bin's games, more than its positions, say how far its
+observed share can be trusted).
 
 --write rewrites the FITTED block of engine/wdl.py (the one place the constants live); --record
 puts the report in docs/benchmarks.md ("WDL model").
@@ -29,25 +34,29 @@ from training.report import table
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 WDL_FILE = ROOT / "engine" / "wdl.py"
-HOLDOUT_EVERY = 5
+FOLDS = 5
 VALUES = np.array([0, 1, 3, 3, 5, 9, 0, 0], np.int32)  # by piece type (engine.layout: PAWN=1 .. KING=6)
 EPS = 1e-12
+# The constants fitted on gen7 (net-d's self-play at 5000 nodes a move), which the API answered with until
+# the fit moved to games at a real clock: every report is judged against them as well (100 cp units).
+GEN7 = np.array([-940.798, 2707.794, -2524.282, 865.561, -455.51, 1188.124, -869.31, 325.828]) / 100
 
 
 def dataset(folders):
     """(material, score in cp from the side to move, outcome 0 loss / 1 draw / 2 win for the side to move,
-    held back?) of every record in the folders."""
+    fold, game) of every record in the folders; game tells games apart (file and game number)."""
     parts = [records.read(p) for folder in folders for p in records.files(folder)]
     if not parts:
         raise SystemExit(f"no *.bin records in {', '.join(map(str, folders))}")
+    game = np.concatenate([part["game"].astype(np.int64) + (i << 40) for i, part in enumerate(parts)])
     recs = np.concatenate(parts)
     nibbles = np.concatenate([recs["pieces"] & 15, recs["pieces"] >> 4], axis=1)
     material = VALUES[nibbles & 7].sum(axis=1)
     score = recs["score"].astype(np.float64)
     result = recs["result"].astype(np.int64)
     outcome = np.where(recs["stm"] == 0, result, 2 - result)
-    held = recs["game"] % HOLDOUT_EVERY == 0
-    return material, score, outcome, held
+    fold = recs["game"].astype(np.int64) % FOLDS
+    return material, score, outcome, fold, game
 
 
 EVAL = re.compile(r"\[%eval\s+([-+]?\d+(?:\.\d+)?)\]")  # centipawns as pawns; a mate (#3) is skipped
@@ -101,16 +110,17 @@ def distinct_games(journals):
 
 
 def games_dataset(journals):
-    """dataset() from match journals: their distinct games' [%eval]s."""
-    rows, held = [], []
-    for pair, pgn in distinct_games(journals):
+    """dataset() from match journals: their distinct games' [%eval]s, a pair's games in one fold."""
+    rows, fold, game = [], [], []
+    for n, (pair, pgn) in enumerate(distinct_games(journals)):
         positions = game_positions(pgn)
         rows += positions
-        held += [pair % HOLDOUT_EVERY == 0] * len(positions)
+        fold += [pair % FOLDS] * len(positions)
+        game += [n] * len(positions)
     if not rows:
         raise SystemExit(f"no finished games with [%eval] in {', '.join(map(str, journals))}")
     data = np.array(rows, np.int64)
-    return data[:, 0], data[:, 1].astype(np.float64), data[:, 2], np.array(held)
+    return data[:, 0], data[:, 1].astype(np.float64), data[:, 2], np.array(fold), np.array(game)
 
 
 def games_drawn(journals):
@@ -215,9 +225,9 @@ MATERIAL_BINS = ([0, 24, 36, 48, 60, 79], ["up to 23", "24..35", "36..47", "48..
 MIN_BIN = 200  # positions in a bin for its draw share to be judged
 
 
-def calibration(values, bins, y, predicted):
-    """Rows (bin, positions, predicted W/D/L %, observed W/D/L %, draw observed - predicted) on held-back
-    positions, binned by `values` (the score in cp, or the material)."""
+def calibration(values, bins, y, predicted, game):
+    """Rows (bin, positions, games, predicted W/D/L %, observed W/D/L %, draw observed - predicted) on
+    positions judged by a fit that did not see them, binned by `values` (the score in cp, or the material)."""
     win, draw, loss = predicted
     rows = []
     for lo, hi, name in zip(bins[0], bins[0][1:], bins[1], strict=False):
@@ -227,7 +237,8 @@ def calibration(values, bins, y, predicted):
         pred = f"{100 * win[mask].mean():.1f} / {100 * draw[mask].mean():.1f} / {100 * loss[mask].mean():.1f}"
         won, drawn, lost = ((y[mask] == k).mean() for k in (2, 1, 0))
         obs = f"{100 * won:.1f} / {100 * drawn:.1f} / {100 * lost:.1f}"
-        rows.append([name, int(mask.sum()), pred, obs, f"{100 * (drawn - draw[mask].mean()):+.1f}"])
+        rows.append([name, int(mask.sum()), len(np.unique(game[mask])), pred, obs,
+                     f"{100 * (drawn - draw[mask].mean()):+.1f}"])
     return rows
 
 
@@ -263,55 +274,74 @@ def previous_theta():
     return np.array(wdl.A + wdl.B) / 100
 
 
+def out_of_fold(X, s, y, fold, report=print):
+    """Each position's (win, draw, loss) from a fit on the other folds, and the other folds' base rates."""
+    predicted = np.zeros((3, len(y)))
+    base = np.zeros((3, len(y)))
+    for k in np.unique(fold):
+        train, test = fold != k, fold == k
+        theta, _ = fit(X[train], s[train], y[train], report=lambda *a: None)
+        predicted[:, test] = probabilities(theta, X[test], s[test])[:3]
+        loss, draw, win = np.bincount(y[train], minlength=3) / train.sum()
+        base[:, test] = np.array([[win], [draw], [loss]])
+        report(f"  fold {k}: {int(test.sum())} positions judged by a fit on {int(train.sum())}")
+    return predicted, base
+
+
 def run(folders=(), journals=(), write=False, record=False, report=print):
     sources = [*map(str, journals), *map(str, folders)]
+    parts = []
     if journals:
-        material, score, outcome, held = games_dataset(journals)
-        if folders:
-            more = dataset(folders)
-            material, score, outcome, held = (np.concatenate([x, z]) for x, z in zip((material, score, outcome, held),
-                                                                                    more, strict=True))
-    else:
-        material, score, outcome, held = dataset(folders)
-    if held.all() or not held.any():
-        raise SystemExit("need games both to fit and to hold back (game numbers that are and are not multiples "
-                         f"of {HOLDOUT_EVERY})")
+        parts.append(games_dataset(journals))
+    if folders:
+        more = dataset(folders)
+        parts.append(more[:4] + (more[4] + (1 << 50),))  # other game numbers than the journals'
+    material, score, outcome, fold, game = (np.concatenate(x) for x in zip(*parts, strict=True))
+    if len(np.unique(fold)) < 2:
+        raise SystemExit(f"need games in at least two of the {FOLDS} folds (pair or game number mod {FOLDS}) "
+                         "to judge a fit by games it did not see")
     X = features(material)
     s = score / 100
-    train, test = ~held, held
-    report(f"{int(train.sum())} positions to fit, {int(test.sum())} held back (whole games)")
-    theta, nll = fit(X[train], s[train], outcome[train], report=report)
-    base = np.bincount(outcome[train], minlength=3) / train.sum()  # loss, draw, win
-    model, constant, predicted = evaluate(theta, X[test], s[test], outcome[test], base)
-    fit_model, fit_constant, _ = evaluate(theta, X[train], s[train], outcome[train], base)
-    before, _, before_predicted = evaluate(previous_theta(), X[test], s[test], outcome[test], base)
-    fit_before, _, _ = evaluate(previous_theta(), X[train], s[train], outcome[train], base)
-    summary = table(["log-loss (lower is better)", "fitted games", "held-back games"], [
-        ["WDL model (score, material), refitted", f"{fit_model:.4f}", f"{model:.4f}"],
-        ["the constants before this fit", f"{fit_before:.4f}", f"{before:.4f}"],
-        ["constant: base rates " + f"W {100 * base[2]:.1f}% D {100 * base[1]:.1f}% L {100 * base[0]:.1f}%",
-         f"{fit_constant:.4f}", f"{constant:.4f}"]])
-    head = ["held-back positions", "predicted W / D / L %", "observed W / D / L %", "draw: observed - predicted"]
-    by_score = table(["score (cp, side to move)", *head],
-                     calibration(score[test], SCORE_BINS, outcome[test], predicted))
+    games = len(np.unique(game))
+    report(f"{len(s)} positions of {games} games; the constants from all of them, judged fold by fold "
+           f"({FOLDS} folds of whole games)")
+    theta, _ = fit(X, s, outcome, report=report)
+    predicted, base = out_of_fold(X, s, outcome, fold, report=report)
+    model = log_loss(*predicted, outcome)
+    constant = log_loss(*base, outcome)
+    before_predicted = probabilities(previous_theta(), X, s)[:3]
+    before = log_loss(*before_predicted, outcome)
+    gen7_predicted = probabilities(GEN7, X, s)[:3]
+    gen7 = log_loss(*gen7_predicted, outcome)
+    in_sample = log_loss(*probabilities(theta, X, s)[:3], outcome)
+    rates = np.bincount(outcome, minlength=3) / len(outcome)
+    summary = table(["log-loss (lower is better)", "each game judged by a fit without it", "all games, in sample"], [
+        ["WDL model (score, material), refitted", f"{model:.4f}", f"{in_sample:.4f}"],
+        ["the constants before this fit", f"{before:.4f}", f"{before:.4f}"],
+        ["gen7's constants (5000-node self-play)", f"{gen7:.4f}", f"{gen7:.4f}"],
+        ["constant: base rates " + f"W {100 * rates[2]:.1f}% D {100 * rates[1]:.1f}% L {100 * rates[0]:.1f}%",
+         f"{constant:.4f}", f"{log_loss(*[np.full(len(s), r) for r in rates[::-1]], outcome):.4f}"]])
+    head = ["positions", "games", "predicted W / D / L %", "observed W / D / L %", "draw: observed - predicted"]
+    by_score = table(["score (cp, side to move)", *head], calibration(score, SCORE_BINS, outcome, predicted, game))
     by_material = table(["material (P=1 .. Q=9, both sides)", *head],
-                        calibration(material[test], MATERIAL_BINS, outcome[test], predicted))
-    gap = worst_draw_gap(score[test], SCORE_BINS, outcome[test], predicted[1])
-    gap_before = worst_draw_gap(score[test], SCORE_BINS, outcome[test], before_predicted[1])
+                        calibration(material, MATERIAL_BINS, outcome, predicted, game))
+    gap = worst_draw_gap(score, SCORE_BINS, outcome, predicted[1])
+    gap_before = worst_draw_gap(score, SCORE_BINS, outcome, before_predicted[1])
+    gap_gen7 = worst_draw_gap(score, SCORE_BINS, outcome, gen7_predicted[1])
     a = [round(float(v) * 100, 1) for v in theta[:4]]
     b = [round(float(v) * 100, 1) for v in theta[4:]]
     if gap == gap:  # not NaN: some bin has enough positions
         judged = (f"The largest gap between the observed and predicted draw share in a score bin of at least "
-                  f"{MIN_BIN} positions: {gap:.1f} points (the constants before: {gap_before:.1f}).")
+                  f"{MIN_BIN} positions: {gap:.1f} points (the constants before: {gap_before:.1f}; gen7's: {gap_gen7:.1f}).")
     else:
-        judged = f"No score bin has {MIN_BIN} held-back positions yet: too few games to judge the draw shares."
-    text = (f"{summary}\n\nCalibration on the held-back games, by score:\n\n{by_score}\n\nBy material:\n\n"
-            f"{by_material}\n\n{judged}\n\n"
-            f"Positions: {int(train.sum())} fitted, {int(test.sum())} held back (whole games, see training/wdl.py), "
-            f"from {', '.join(sources)}. a(x) = {a} and b(x) = {b} (cp; coefficients of x^3, x^2, "
-            f"x, 1; x = material / 58). The model beats the constant predictor by "
-            f"{constant - model:.4f} nats a position on games it never saw, and the constants before by "
-            f"{before - model:.4f}.")
+        judged = f"No score bin has {MIN_BIN} positions yet: too few games to judge the draw shares."
+    text = (f"{summary}\n\nCalibration, each game's positions predicted by the fit on the other folds, "
+            f"by score:\n\n{by_score}\n\nBy material:\n\n{by_material}\n\n{judged}\n\n"
+            f"Positions: {len(s)} of {games} games, from {', '.join(sources)}; {FOLDS} folds of whole games "
+            f"(see training/wdl.py). The constants written, fitted on all of them: a(x) = {a} and b(x) = {b} "
+            f"(cp; coefficients of x^3, x^2, x, 1; x = material / 58). On games it never saw, the model beats "
+            f"the constant predictor by {constant - model:.4f} nats a position, the constants before by "
+            f"{before - model:.4f} and gen7's by {gen7 - model:.4f}.")
     if journals:
         drawn, finished = games_drawn(journals)
         text += f" Of the {finished} distinct games, {drawn} were drawn ({100 * drawn / finished:.1f}%)."
