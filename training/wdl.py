@@ -332,7 +332,8 @@ def run(folders=(), journals=(), write=False, record=False, report=print):
     b = [round(float(v) * 100, 1) for v in theta[4:]]
     if gap == gap:  # not NaN: some bin has enough positions
         judged = (f"The largest gap between the observed and predicted draw share in a score bin of at least "
-                  f"{MIN_BIN} positions: {gap:.1f} points (the constants before: {gap_before:.1f}; gen7's: {gap_gen7:.1f}).")
+                  f"{MIN_BIN} positions: {gap:.1f} points (the constants before: {gap_before:.1f}; "
+                  f"gen7's: {gap_gen7:.1f}).")
     else:
         judged = f"No score bin has {MIN_BIN} positions yet: too few games to judge the draw shares."
     text = (f"{summary}\n\nCalibration, each game's positions predicted by the fit on the other folds, "
