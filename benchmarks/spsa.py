@@ -2,6 +2,7 @@
 
     .venv/bin/python benchmarks/spsa.py --journal /work/data/spsa-1.jsonl --iterations 3000 --nodes 10000
     .venv/bin/python benchmarks/spsa.py --journal ... --tc 5+0.05 --param RfpMargin,100,0,300,10,0.002 ...
+    .venv/bin/python benchmarks/spsa.py --journal ... --adjudicate   # games end by fishtest's rules: cheaper
     .venv/bin/python benchmarks/spsa.py --journal ... --show        # where a run stands, without playing
 
 Each iteration draws a random sign for every parameter, plays one game pair (an opening of the 2-move
@@ -261,6 +262,8 @@ def main(argv=None):
     g.add_argument("--nodes", type=int, help="nodes a move (default 10000)")
     g.add_argument("--tc", help="a clock, base+inc in seconds, e.g. 5+0.05")
     ap.add_argument("--concurrency", type=int, default=2)
+    ap.add_argument("--adjudicate", action="store_true",
+                    help="end games early by fishtest's resign and draw rules (benchmarks/adjudication.py)")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--show", action="store_true", help="print where the run stands and stop")
     ap.add_argument("--record", action="store_true", help="write the values into docs/strength.md")
@@ -268,7 +271,7 @@ def main(argv=None):
     if args.iterations < 1 or args.concurrency < 1:
         raise SystemExit("spsa: --iterations and --concurrency must be at least 1")
     params = [Param.parse(p) for p in args.param] if args.param else default_params()
-    limits = Limits(tc=args.tc, nodes=None if args.tc else (args.nodes or 10000))
+    limits = Limits(tc=args.tc, nodes=None if args.tc else (args.nodes or 10000), adjudicate=args.adjudicate)
     pairs = EnginePairs(limits)
     run = Run(args.journal, params, args.iterations, limits.text(), args.seed, pairs, concurrency=args.concurrency)
     print(run.status(), flush=True)

@@ -68,3 +68,13 @@ def test_other_settings_are_refused_naming_them(tmp_path):
         Param("NoSuchThing", 1, 0, 2, 1, 0.002)
     with pytest.raises(SystemExit, match="NAME,START,MIN,MAX,C_END,R_END"):
         Param.parse("RfpMargin,100")
+
+
+def test_adjudicate_is_part_of_the_runs_settings(tmp_path):
+    from benchmarks.spsa import main
+
+    journal = tmp_path / "adj.jsonl"
+    main(["--journal", str(journal), "--adjudicate", "--show", "--iterations", "10", "--nodes", "2000"])
+    assert json.loads(journal.read_text().splitlines()[0])["settings"]["limits"] == "2000 nodes, adjudicated"
+    with pytest.raises(SystemExit, match="limits"):  # the same journal without it: other settings
+        main(["--journal", str(journal), "--show", "--iterations", "10", "--nodes", "2000"])
