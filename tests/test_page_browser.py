@@ -9,6 +9,7 @@ that the page asked nothing of any origin but the local server.
 under CI (CI=true), where they fail: skipping is not the path on the project's machines.
 """
 
+import contextlib
 import json
 import math
 import os
@@ -132,17 +133,18 @@ class Watched:
         assert self.elsewhere == [], "the page asked another origin"
 
 
-@pytest.fixture
-def open_page(playwright_browser, server):
+@contextlib.contextmanager
+def watched_pages(browser, default_origin):
+    """open_(origin, path, viewport) -> a ready page of the served page, whose console and requests are Watched;
+    when the test is over every page is closed, then checked."""
     opened = []
 
-    def open_(viewport=DESKTOP):
-        page = playwright_browser.new_page()
+    def open_(origin=default_origin, path="/", viewport=DESKTOP):
+        page = browser.new_page()
         page.set_viewport_size(viewport)
         page.set_default_timeout(SLOW_MS)
-        watched = Watched(page, server)
-        opened.append(watched)
-        page.goto(server + "/")
+        opened.append(Watched(page, origin))
+        page.goto(origin + path)
         page.wait_for_selector("html[data-ready=true]")
         return page
 
@@ -151,6 +153,12 @@ def open_page(playwright_browser, server):
         watched.page.close()
     for watched in opened:
         watched.check()
+
+
+@pytest.fixture
+def open_page(playwright_browser, server):
+    with watched_pages(playwright_browser, server) as open_:
+        yield open_
 
 
 # --- helpers --------------------------------------------------------------------------------------
@@ -379,7 +387,7 @@ def test_flip_undo_and_start(open_page):
 def test_screenshots_at_desktop_and_phone_sizes(open_page):
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     for name, viewport in (("desktop", DESKTOP), ("phone", PHONE)):
-        page = open_page(viewport)
+        page = open_page(viewport=viewport)
         page.fill("#pgn", GAME)
         page.click("#load-pgn")
         page.wait_for_function("() => document.querySelectorAll('#movelist li[data-ply]').length === 28")

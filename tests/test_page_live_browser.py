@@ -23,14 +23,13 @@ from engine.fen import chess960_fen
 from tests.conftest import ROOT
 from tests.test_page_browser import (
     ARTIFACTS,
-    DESKTOP,
     ITALIAN,
     SLOW_MS,
-    Watched,
     choose_start,
     drag,
     playwright_browser,
     set_fen,
+    watched_pages,
 )
 
 __all__ = ["playwright_browser"]  # the fixture, shared
@@ -66,24 +65,8 @@ def live_server():
 
 @pytest.fixture
 def open_live(playwright_browser, live_server):
-    origin, _ = live_server
-    opened = []
-
-    def open_(origin=origin, path="/"):
-        page = playwright_browser.new_page()
-        page.set_viewport_size(DESKTOP)
-        page.set_default_timeout(SLOW_MS)
-        watched = Watched(page, origin)
-        opened.append(watched)
-        page.goto(origin + path)
-        page.wait_for_selector("html[data-ready=true]")
-        return page
-
-    yield open_
-    for watched in opened:
-        watched.page.close()
-    for watched in opened:
-        watched.check()
+    with watched_pages(playwright_browser, live_server[0]) as open_:
+        yield open_
 
 
 RECORD = """() => {
