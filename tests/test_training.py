@@ -231,3 +231,28 @@ def test_the_whole_pipeline_on_tiny_data(tmp_path, monkeypatch, buckets):
         export.export(bucketed, tmp_path / "bucketed.nnue")
         assert np.array_equal(export.quantised_eval(*nnue.read(tmp_path / "bucketed.nnue"), *features.extract(again)),
                               export.quantised_eval(*nnue.read(net_file), *features.extract(again)))
+
+
+def test_scale_reads_how_much_larger_a_net_scores_the_held_back_positions(tmp_path):
+    from engine.nnue import DEFAULT_NET
+    from training import scale
+
+    rng = np.random.default_rng(5)
+    games = [g for g in range(2000) if train.held_back(np.array([(0, 0, 0, 0, 0, g)], records.RECORD))[0]][:20]
+    recs = []
+    for game in games:
+        board = Board()
+        for _ in range(int(rng.integers(6, 30))):  # a position some random moves from the start
+            moves = board.legal_moves()
+            if not moves:
+                break
+            board.push(moves[int(rng.integers(len(moves)))])
+        recs.append(records.pack(board.board.astype(np.int8), board.side, 0, 1, game))
+    (tmp_path / "data").mkdir()
+    np.concatenate([r.reshape(1) for r in recs]).tofile(tmp_path / "data" / "positions.bin")
+    w1, b1, w2, b2 = nnue.read(DEFAULT_NET)
+    nnue.write(tmp_path / "twice.nnue", w1, b1, 2 * w2.astype(np.int32), 2 * np.asarray(b2))
+    n, _, _, same, corr = scale.compare(DEFAULT_NET, DEFAULT_NET, [tmp_path / "data"])
+    assert 10 <= n <= len(games) and same == pytest.approx(1.0) and corr == pytest.approx(1.0)  # |eval| > 10 pawns out
+    _, mean_twice, mean_old, twice, _ = scale.compare(tmp_path / "twice.nnue", DEFAULT_NET, [tmp_path / "data"])
+    assert twice == pytest.approx(2.0, abs=0.01) and mean_twice == pytest.approx(2 * mean_old, rel=0.01)

@@ -1,4 +1,4 @@
-"""python -m training gen|train|export|wdl ... (see training/__init__.py)."""
+"""python -m training gen|train|export|wdl|scale ... (see training/__init__.py)."""
 
 import argparse
 
@@ -44,6 +44,11 @@ def main(argv=None):
     w.add_argument("--data", action="append", help="a gen dataset folder (repeat for several)")
     w.add_argument("--write", action="store_true", help="rewrite the constants in engine/wdl.py")
     w.add_argument("--record", action="store_true", help="record the report in docs/benchmarks.md")
+    s = sub.add_parser("scale", help="does a new net keep the old one's score scale (the WDL fit's)?")
+    s.add_argument("new", help="the new net file")
+    s.add_argument("old", help="the net it replaces, e.g. engine/nets/kibitz.nnue")
+    s.add_argument("--data", action="append", required=True, help="a dataset folder (its held-back games)")
+    s.add_argument("--sample", type=int, default=20000, help="positions at most")
     args = ap.parse_args(argv)
     if args.command == "gen":
         from training import gen
@@ -63,6 +68,10 @@ def main(argv=None):
         if not (args.games or args.data):
             ap.error("wdl: give --games JOURNAL or --data FOLDER")
         wdl.main(args)
+    elif args.command == "scale":
+        from training import scale
+
+        scale.main(args)
     elif args.command == "export":
         from training import export, records
 
