@@ -28,7 +28,7 @@ def test_every_event_in_events_is_covered_once():
                    if not p.name.startswith("live-"))  # the WebSocket API's: tests/test_live.py runs them all
     analyze, api, batch = set(api_cases.CASES), set(jobs_cases.API_CASES), set(jobs_cases.BATCH_CASES)
     assert not (analyze & api) and not (analyze & batch) and not (api & batch)
-    assert names == sorted(analyze | api | batch)
+    assert names == sorted(analyze | api | batch | jobs_cases.S3_EVENTS)
     assert jobs_cases.event_files() == sorted(api | batch)
 
 

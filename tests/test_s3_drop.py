@@ -8,6 +8,7 @@ import urllib.parse
 import pytest
 
 from tests.batch_support import s3_stack
+from tests.jobs_cases import EVENTS
 from tests.test_s3_jobs import EPD, GAMES, check_pgn_output, output, run_pollers
 
 
@@ -18,11 +19,12 @@ def s(tmp_path_factory):
 
 
 def eventbridge(bucket, key):
-    return {"version": "0", "id": "c9888434-815d-c6f4-9fc2-4dd7bdeccaaf", "detail-type": "Object Created",
-            "source": "aws.s3", "account": "123456789012", "time": "2026-11-25T12:00:00Z", "region": "us-east-1",
-            "resources": [f"arn:aws:s3:::{bucket}"],
-            "detail": {"version": "0", "bucket": {"name": bucket}, "object": {"key": key, "size": 1, "etag": "x"},
-                       "reason": "PutObject"}}
+    """events/jobs-s3-drop.json (what EventBridge sends for an object put under incoming/), for this object."""
+    event = json.loads((EVENTS / "jobs-s3-drop.json").read_text())
+    event["resources"] = [f"arn:aws:s3:::{bucket}"]
+    event["detail"]["bucket"]["name"] = bucket
+    event["detail"]["object"]["key"] = key
+    return event
 
 
 def notification(bucket, key):
