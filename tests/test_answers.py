@@ -1,0 +1,27 @@
+"""benchmarks/answers.py: the positions it judges (standard chess, the same on every run, none twice) and how one
+answer is scored against the reference's move, by Lichess's formulas (engine/review.py)."""
+
+import chess
+import pytest
+
+from benchmarks.answers import JOURNALS, positions, verdict
+
+
+def test_the_positions_are_a_fixed_sample_of_standard_games():
+    fens = positions(n=40, seed=3)
+    assert len(fens) == len(set(fens)) == 40 and fens == positions(n=40, seed=3) and fens != positions(n=40, seed=4)
+    assert JOURNALS and all("c960" not in p.name for p in JOURNALS)
+    for fen in fens:
+        board = chess.Board(fen)  # standard chess: python-chess reads it without chess960
+        assert board.is_valid() and not board.is_game_over() and board.fullmove_number >= 7
+
+
+def test_the_reference_move_costs_nothing_and_a_blunder_is_one():
+    best, lost, accuracy, mistake, blunder, error = verdict("e2e4", 40, "e2e4", 40, 40)
+    assert best and lost == 0 and accuracy == 100 and not mistake and not blunder and error == 0
+    # +3 pawns thrown away to -3: Lichess's winning chances fall by far more than 0.3
+    best, lost, accuracy, mistake, blunder, error = verdict("e2e4", 300, "a2a3", -300, -250)
+    assert not best and lost > 40 and accuracy < 20 and mistake and blunder and error > 40
+    # a small slip: neither a mistake nor a blunder, and the answer's own score read close to the reference's
+    best, lost, accuracy, mistake, blunder, error = verdict("e2e4", 30, "d2d4", 10, 25)
+    assert not best and 0 < lost < 3 and 90 < accuracy < 100 and not mistake and error == pytest.approx(0.46, abs=0.01)
