@@ -17,9 +17,18 @@ H = NNUE_HIDDEN
 
 def test_the_shipped_net_loads_and_fits_the_budget():
     w1, b1, w2, b2 = nnue.read(nnue.DEFAULT_NET)
-    assert w1.shape == (768, H) and b1.shape == (H,) and w2.shape == (1, 2 * H) and b2.shape == (1,)
+    buckets = len(b2)
+    assert 1 <= buckets <= 8 and w1.shape == (768, H) and b1.shape == (H,) and w2.shape == (buckets, 2 * H)
     assert nnue.DEFAULT_NET.stat().st_size <= 2 * 1024 * 1024
-    assert np.any(w1 != 0) and np.any(w2 != 0)
+    assert np.any(w1 != 0) and all(np.any(row != 0) for row in w2)
+
+
+def one_bucket_file(tmp_path):
+    """A net file of format version 1: the shipped net's weights with its first output layer only."""
+    w1, b1, w2, b2 = nnue.read(nnue.DEFAULT_NET)
+    path = tmp_path / "one.nnue"
+    nnue.write(path, w1, b1, w2[:1], b2[:1])
+    return path
 
 
 def test_a_file_that_is_not_a_net_is_refused(tmp_path):
@@ -27,7 +36,7 @@ def test_a_file_that_is_not_a_net_is_refused(tmp_path):
     bad.write_bytes(b"not a net at all")
     with pytest.raises(nnue.NetError, match="not a Kibitz net file"):
         nnue.read(bad)
-    shipped = nnue.DEFAULT_NET.read_bytes()
+    shipped = one_bucket_file(tmp_path).read_bytes()
     short = tmp_path / "short.nnue"
     short.write_bytes(shipped[:-10])
     with pytest.raises(nnue.NetError, match="bytes"):
@@ -49,12 +58,14 @@ def test_a_file_that_is_not_a_net_is_refused(tmp_path):
         nnue.pack(w1, b1, np.zeros((9, 2 * H), np.int16), np.zeros(9, np.int64))
 
 
-def test_a_net_of_one_bucket_is_written_back_byte_for_byte(tmp_path):
-    """One bucket stays format version 1: the shipped file, and what builds from before buckets read."""
+@pytest.mark.parametrize("which", ["shipped", "one bucket"])
+def test_a_net_file_is_written_back_byte_for_byte(tmp_path, which):
+    """What is read writes back the same; one bucket stays format version 1, what builds from before buckets read."""
+    path = nnue.DEFAULT_NET if which == "shipped" else one_bucket_file(tmp_path)
     again = tmp_path / "again.nnue"
-    nnue.write(again, *nnue.read(nnue.DEFAULT_NET))
-    assert again.read_bytes() == nnue.DEFAULT_NET.read_bytes()
-    assert again.read_bytes()[:8] == b"KBZNNUE1"
+    nnue.write(again, *nnue.read(path))
+    assert again.read_bytes() == path.read_bytes()
+    assert again.read_bytes()[:8] == (b"KBZNNUE1" if len(nnue.read(path)[3]) == 1 else b"KBZNNUE2")
 
 
 def test_a_bucketed_net_file_reads_back_as_written(tmp_path):
