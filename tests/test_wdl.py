@@ -185,3 +185,19 @@ def test_each_fold_is_judged_by_a_fit_that_never_saw_its_games(tmp_path):
     assert np.allclose(base_again[:, fold == 0], base[:, fold == 0])
     assert not np.allclose(again[:, fold == 1], predicted[:, fold == 1])
     assert np.allclose(predicted.sum(axis=0), 1) and np.allclose(base.sum(axis=0), 1)
+
+
+def test_the_draw_gap_interval_is_as_wide_as_the_games_not_the_positions_allow():
+    from training import wdl as fit
+
+    def interval(games, per_game):
+        game = np.repeat(np.arange(games), per_game)
+        drawn = np.repeat(np.arange(games) % 2 == 0, per_game)  # half the games drawn, every position of them
+        return fit.gap_interval(drawn, np.full(len(game), 0.5), game)
+
+    lo, hi = interval(100, 10)
+    assert lo < 0 < hi and 0.08 < (hi - lo) / 2 < 0.12  # about 1.96 * sqrt(0.25 / 100) either way
+    lo_many, hi_many = interval(100, 1000)  # a hundred times the positions of the same games: no narrower
+    assert abs((hi_many - lo_many) - (hi - lo)) < 0.02
+    lo_more, hi_more = interval(400, 10)  # four times the games: half as wide
+    assert 0.4 < (hi_more - lo_more) / (hi - lo) < 0.6

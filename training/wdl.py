@@ -237,9 +237,22 @@ def calibration(values, bins, y, predicted, game):
         pred = f"{100 * win[mask].mean():.1f} / {100 * draw[mask].mean():.1f} / {100 * loss[mask].mean():.1f}"
         won, drawn, lost = ((y[mask] == k).mean() for k in (2, 1, 0))
         obs = f"{100 * won:.1f} / {100 * drawn:.1f} / {100 * lost:.1f}"
+        lo_gap, hi_gap = gap_interval(y[mask] == 1, draw[mask], game[mask])
         rows.append([name, int(mask.sum()), len(np.unique(game[mask])), pred, obs,
-                     f"{100 * (drawn - draw[mask].mean()):+.1f}"])
+                     f"{100 * (drawn - draw[mask].mean()):+.1f}", f"{100 * lo_gap:+.1f} .. {100 * hi_gap:+.1f}"])
     return rows
+
+
+def gap_interval(drawn, draw, game, resamples=2000, seed=1):
+    """95% interval of (observed - predicted draw share) over a bin's positions, by resampling its games
+    (the bootstrap over whole games: a game's positions share one result, so they are not independent)."""
+    ids, inverse = np.unique(game, return_inverse=True)
+    n = np.bincount(inverse).astype(np.float64)
+    d = np.bincount(inverse, weights=drawn.astype(np.float64))
+    p = np.bincount(inverse, weights=draw)
+    picks = np.random.default_rng(seed).integers(0, len(ids), (resamples, len(ids)))
+    gaps = (d[picks].sum(axis=1) - p[picks].sum(axis=1)) / n[picks].sum(axis=1)
+    return tuple(np.percentile(gaps, [2.5, 97.5]))
 
 
 def worst_draw_gap(values, bins, y, draw):
@@ -321,7 +334,8 @@ def run(folders=(), journals=(), write=False, record=False, report=print):
         ["gen7's constants (5000-node self-play)", f"{gen7:.4f}", f"{gen7:.4f}"],
         ["constant: base rates " + f"W {100 * rates[2]:.1f}% D {100 * rates[1]:.1f}% L {100 * rates[0]:.1f}%",
          f"{constant:.4f}", f"{log_loss(*[np.full(len(s), r) for r in rates[::-1]], outcome):.4f}"]])
-    head = ["positions", "games", "predicted W / D / L %", "observed W / D / L %", "draw: observed - predicted"]
+    head = ["positions", "games", "predicted W / D / L %", "observed W / D / L %", "draw: observed - predicted",
+            "95% interval (games resampled)"]
     by_score = table(["score (cp, side to move)", *head], calibration(score, SCORE_BINS, outcome, predicted, game))
     by_material = table(["material (P=1 .. Q=9, both sides)", *head],
                         calibration(material, MATERIAL_BINS, outcome, predicted, game))
