@@ -26,16 +26,17 @@ MATERIAL_RANGE = (17, 78)  # below 17 or above 78 the fit has too few positions 
 MATERIAL_NORM = 58
 PIECE_VALUES = {"p": 1, "n": 3, "b": 3, "r": 5, "q": 9}
 
-# The constants now in force (issue 36, 2026-11-25): Kibitz against itself at 300 000 nodes a move (a
-# 10+0.1 move's worth), 84 distinct games, 8 734 positions fitted and 17 games held back; docs/benchmarks.md
-# "WDL model" has the report, docs/wdl.md the commands. Provisional: the games go on (the journals
-# resume) and the fit is to be made again on a few thousand. Before: gen7's games at 5000 nodes, which
-# read the start position as 20% drawn. Refit when a new net changes the score scale.
+# The constants now in force (issue 36, 2026-11-26): Kibitz (net-h2) against itself at 300 000 nodes a move
+# (a 10+0.1 move's worth), 216 distinct games; judged by five-fold cross-validation over whole games
+# (docs/benchmarks.md "WDL model" has the report, docs/wdl.md the commands). net-i8 keeps net-h2's score
+# scale (python -m training scale), so they hold for it. The games go on (the journals resume), and the fit
+# is to be made again on several times as many. Before: gen7's games at 5000 nodes, which read the start
+# position as 20% drawn. Refit when a new net changes the score scale.
 # BEGIN FITTED (python -m training wdl --write; do not edit by hand)
-# Fitted on /work/data/wdl/selfplay-300k.jsonl
+# Fitted on /work/data/wdl/selfplay-300k.jsonl, /work/data/wdl/selfplay-300k-h32.jsonl
 # by python -m training wdl (--games | --data) ... --write. Coefficients of x^3, x^2, x, 1.
-A = (-11.209, 438.67, -831.537, 501.142)
-B = (317.616, -695.964, 468.5, -39.793)
+A = (-118.657, 514.976, -695.696, 390.078)
+B = (318.296, -801.878, 624.674, -87.495)
 # END FITTED
 
 
