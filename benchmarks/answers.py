@@ -41,6 +41,7 @@ if __package__ in (None, ""):
     sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
 from benchmarks.common import ROOT, cpu_times, find_engine, record, steal_since, table
 from engine.review import judgement, move_accuracy, win_percent, winning_chances
+from training.wdl import distinct_games
 
 JOURNALS = sorted(p for p in (ROOT / "benchmarks" / "journals").glob("m-sf*.jsonl") if "c960" not in p.name)
 FIRST_PLY = 12
@@ -51,24 +52,18 @@ MATE_CP = 100_000  # a mate, as centipawns: win% and winning chances treat it as
 def positions(journals=JOURNALS, n=200, seed=1):
     """FENs of a seeded sample of n positions of the journals' games (every EVERY-th ply from FIRST_PLY
     to EVERY before the end; standard chess only)."""
-    fens = []
-    for journal in journals:
-        for line in pathlib.Path(journal).read_text().splitlines()[1:]:
-            try:
-                pair = json.loads(line)
-            except json.JSONDecodeError:
-                continue
-            for text in pair["pgn"]:
-                if "Chess960" in text:
-                    continue
-                game = chess.pgn.read_game(io.StringIO(text))
-                board = game.board()
-                moves = list(game.mainline_moves())
-                for ply, move in enumerate(moves):
-                    if ply >= FIRST_PLY and ply % EVERY == 0 and ply <= len(moves) - EVERY:
-                        fens.append(board.fen())
-                    board.push(move)
-    fens = sorted(set(fens))
+    fens = set()
+    for _, text in distinct_games(journals):
+        if "Chess960" in text:
+            continue
+        game = chess.pgn.read_game(io.StringIO(text))
+        board = game.board()
+        moves = list(game.mainline_moves())
+        for ply, move in enumerate(moves):
+            if ply >= FIRST_PLY and ply % EVERY == 0 and ply <= len(moves) - EVERY:
+                fens.add(board.fen())
+            board.push(move)
+    fens = sorted(fens)
     random.Random(seed).shuffle(fens)
     return fens[:n]
 

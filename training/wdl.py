@@ -212,13 +212,6 @@ def log_loss(p_win, p_draw, p_loss, y):
     return float(-np.mean(np.log(np.maximum(p, EPS))))
 
 
-def evaluate(theta, X, s, y, base):
-    win, draw, loss, _, _ = probabilities(theta, X, s)
-    model = log_loss(win, draw, loss, y)
-    constant = log_loss(np.full(len(y), base[2]), np.full(len(y), base[1]), np.full(len(y), base[0]), y)
-    return model, constant, (win, draw, loss)
-
-
 SCORE_BINS = ([-np.inf, -400, -200, -100, -30, 30, 100, 200, 400, np.inf], [
               "< -400", "-400..-200", "-200..-100", "-100..-30", "-30..30", "30..100", "100..200", "200..400", "> 400"])
 MATERIAL_BINS = ([0, 24, 36, 48, 60, 79], ["up to 23", "24..35", "36..47", "48..59", "60..78"])
