@@ -190,13 +190,21 @@ def _deepen(main, helpers, side, started, budget, tt, depth, nodes, infinite, st
     result = None
     ctl = main.ctl
     soft_ms = budget.soft_ms
+    scaled = soft_ms is not None and main.S[S_PARAMS + INDEX["TimeStability"]]
+    held = 0  # iterations in a row that ended with the same best move
     try:
         for d in range(1, max_depth + 1):
             if not main.iterate(d, tt):
                 if ctl[C_ABORTED] and ctl[C_PARTIAL] and ctl[C_MULTIPV] == 1:
                     result = readout.cut_short(main.S, ctl, d, result, main.board)
                 break
+            previous = result
             result = readout.iteration(main.board, main.S, ctl, tt, d, started, side)
+            if scaled and previous is not None:
+                held = held + 1 if result.best_move == previous.best_move else 0
+                fall = (previous.score.cp - result.score.cp
+                        if previous.score.cp is not None and result.score.cp is not None else 0)
+                soft_ms = min(budget.soft_ms * time_manager.soft_scale(held, fall), budget.hard_ms)
             if on_info is not None:
                 on_info(result)
             elapsed_ms = (time.monotonic_ns() - started) / 1e6

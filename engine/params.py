@@ -27,6 +27,7 @@ PARAMS = [
     ("ContHistory", 1, 0, 1),  # continuation history (the moves 1 and 2 plies back) in quiet ordering and LMR
     ("KeepTable", 1, 0, 1),  # UCI games: the transposition table is kept from move to move (engine/game_memory.py)
     ("KeepHistory", 1, 0, 1),  # UCI games: and the move-ordering histories
+    ("TimeStability", 0, 0, 1),  # clock games: more time when the best move changes or the score falls
     # search margins (centipawns; "per ply" ones are multiplied by the remaining depth)
     # reverse futility: static eval - RfpMargin per ply (less one if improving) >= beta; 75 until WAC showed
     # it returning before threats were seen (docs/strength.md)

@@ -1,9 +1,38 @@
-"""engine/time_manager.py: the budgets from a clock."""
+"""engine/time_manager.py: the budgets from a clock, and TimeStability's scaling of the soft limit."""
 
-from engine.time_manager import for_clock
+import engine
+from engine import time_manager
+from engine.time_manager import for_clock, soft_scale
+
+MIDDLEGAME = "r1bq1rk1/pp2bppp/2n1pn2/3p4/2PP4/2N2N2/PP2BPPP/R2QKB1R w KQ - 4 8"
 
 
 def test_a_clock_budget_stays_inside_the_clock():
     for left, inc in ((10_000, 100), (1_000, 100), (300, 0), (60_000, 0)):
         b = for_clock(left, inc)
         assert 0 < b.soft_ms <= b.hard_ms < left
+
+
+def test_the_soft_limit_grows_when_the_move_changes_and_when_the_score_falls():
+    assert soft_scale(0, 0) > soft_scale(1, 0) > soft_scale(2, 0) > soft_scale(4, 0) == soft_scale(20, 0) == 1.0
+    assert soft_scale(3, 50) > soft_scale(3, 0) == soft_scale(3, -80)  # a rise is no trouble
+    assert soft_scale(3, 1000) == soft_scale(3, time_manager.SCORE_FALL_CP) == 1.5 * soft_scale(3, 0)
+    assert min(soft_scale(held, fall) for held in range(8) for fall in range(-200, 200, 10)) == 1.0
+
+
+def test_the_scaling_is_used_only_with_time_stability_and_a_clock(monkeypatch):
+    calls = []
+
+    def stop_now(held, fall):
+        calls.append((held, fall))
+        return 0.0  # a soft limit of 0: no iteration after the one that set it
+
+    monkeypatch.setattr(time_manager, "soft_scale", stop_now)
+    clock = {"wtime": 600_000, "btime": 600_000}
+    on = engine.analyse(MIDDLEGAME, params={"TimeStability": 1}, **clock)
+    assert on.depth == 2 and len(calls) == 1  # scaled after depth 2, the first with a previous iteration
+    calls.clear()
+    off = engine.analyse(MIDDLEGAME, depth=6, params={"TimeStability": 0}, **clock)
+    fixed = engine.analyse(MIDDLEGAME, depth=6, params={"TimeStability": 1})
+    assert calls == [] and off.depth == 6 and fixed.depth == 6
+
