@@ -201,3 +201,47 @@ def test_the_draw_gap_interval_is_as_wide_as_the_games_not_the_positions_allow()
     assert abs((hi_many - lo_many) - (hi - lo)) < 0.02
     lo_more, hi_more = interval(400, 10)  # four times the games: half as wide
     assert 0.4 < (hi_more - lo_more) / (hi - lo) < 0.6
+
+
+def test_check_judges_the_constants_in_force_on_other_games_and_fits_nothing(tmp_path, monkeypatch):
+    import json
+
+    from training import report
+    from training import wdl as fit
+
+    rng = np.random.default_rng(5)
+    journal = tmp_path / "clock.jsonl"
+    lines = [json.dumps({"settings": {}})]
+    for pair in range(60):
+        games = []
+        for _ in range(2):
+            evals = rng.normal(0, 150, 20)
+            result = "1-0" if evals.mean() > 60 else "0-1" if evals.mean() < -60 else "1/2-1/2"
+            text = " ".join(f"{m} {{ [%clk 0:00:09.5] [%eval {e / 100:.2f}] }}"
+                            for m, e in zip(["Nf3", "Nf6", "Ng1", "Ng8"] * 5, evals, strict=True))
+            games.append(f'[Result "{result}"]\n\n{text} {result}\n')
+        lines.append(json.dumps({"pair": pair, "scores": [0.5, 0.5], "problems": [], "pgn": games}))
+    journal.write_text("\n".join(lines) + "\n")
+    doc = tmp_path / "benchmarks.md"
+    doc.write_text("# Benchmarks\n\n## WDL model\n\nthe fit's section, untouched\n")
+    monkeypatch.setattr(report, "DOC", doc)
+    before = fit.WDL_FILE.read_text()
+    gap = fit.check([journal], record=True, report=lambda *a: None)
+    assert fit.WDL_FILE.read_text() == before  # nothing fitted, nothing written
+    text = doc.read_text()
+    assert "the fit's section, untouched" in text and "## WDL model at the clock" in text
+    assert f"`python -m training wdl --check {journal} --record`" in text
+    assert "the constants in engine/wdl.py" in text and "of 120 games" in text
+    # what the report says of the -30..30 bin is what these games and the constants give
+    material, score, outcome, _, game = fit.games_dataset([journal])
+    mask = (score >= -30) & (score < 30)
+    draw = fit.probabilities(fit.previous_theta(), fit.features(material), score / 100)[1]
+    assert f"{100 * ((outcome[mask] == 1).mean() - draw[mask].mean()):+.1f}" in text
+    assert gap == gap and gap >= 0
+
+
+def test_check_takes_no_fit_options():
+    from training.__main__ import main
+
+    with pytest.raises(SystemExit):
+        main(["wdl", "--check", "a.jsonl", "--write"])

@@ -42,6 +42,8 @@ def main(argv=None):
     w = sub.add_parser("wdl", help="fit the win/draw/loss model (engine/wdl.py) to self-play games")
     w.add_argument("--games", action="append", help="a benchmarks/match.py journal with [%%eval]s (repeat for several)")
     w.add_argument("--data", action="append", help="a gen dataset folder (repeat for several)")
+    w.add_argument("--check", action="append",
+                   help="judge engine/wdl.py's constants on this journal's games, fitting nothing (repeat for several)")
     w.add_argument("--write", action="store_true", help="rewrite the constants in engine/wdl.py")
     w.add_argument("--record", action="store_true", help="record the report in docs/benchmarks.md")
     s = sub.add_parser("scale", help="does a new net keep the old one's score scale (the WDL fit's)?")
@@ -65,8 +67,10 @@ def main(argv=None):
     elif args.command == "wdl":
         from training import wdl
 
-        if not (args.games or args.data):
-            ap.error("wdl: give --games JOURNAL or --data FOLDER")
+        if not (args.games or args.data or args.check):
+            ap.error("wdl: give --games JOURNAL or --data FOLDER (to fit), or --check JOURNAL (to judge)")
+        if args.check and (args.games or args.data or args.write):
+            ap.error("wdl: --check judges the constants in force; it takes no --games, --data or --write")
         wdl.main(args)
     elif args.command == "scale":
         from training import scale

@@ -3,6 +3,7 @@ evaluation's score scale changes.
 
     python -m training wdl --games /work/data/wdl/selfplay-300k.jsonl [--games MORE] [--write] [--record]
     python -m training wdl --data /work/data/gen1 [--data MORE]          # the gen datasets instead
+    python -m training wdl --check /work/data/matches/m-timestab-full.jsonl [--record]  # judge, no fit
 
 The games are what the answers describe: `benchmarks/match.py self --journal J` at a real clock or a
 node count like one, each move's search score in its PGN's [%eval]. Each position searched gives its
@@ -19,7 +20,8 @@ force before the fit, and the calibration tables, with the number of distinct ga
 observed share can be trusted).
 
 --write rewrites the FITTED block of engine/wdl.py (the one place the constants live); --record
-puts the report in docs/benchmarks.md ("WDL model").
+puts the report in docs/benchmarks.md ("WDL model"). --check fits nothing: it judges engine/wdl.py's
+constants on other games, say the SPRTs' matches at 10+0.1 (section "WDL model at the clock").
 """
 
 import json
@@ -364,5 +366,45 @@ def run(folders=(), journals=(), write=False, record=False, report=print):
     return theta, model, constant
 
 
+def check(journals, record=False, report=print):
+    """engine/wdl.py's constants, as the API answers with them, judged on games that no fit saw: say the
+    matches at 10+0.1 that the SPRTs play, which give the answers' own clock where the fit's games had a
+    node count like it. The constant predictor gets these games' own base rates (in sample: the
+    hardest constant for the model to beat)."""
+    material, score, outcome, _, game = games_dataset(journals)
+    X, s = features(material), score / 100
+    shipped = probabilities(previous_theta(), X, s)[:3]
+    gen7 = probabilities(GEN7, X, s)[:3]
+    rates = np.bincount(outcome, minlength=3) / len(outcome)
+    constant = log_loss(*[np.full(len(s), r) for r in rates[::-1]], outcome)
+    games = len(np.unique(game))
+    summary = table(["log-loss on these games (lower is better)", "nats a position"], [
+        ["the constants in engine/wdl.py", f"{log_loss(*shipped, outcome):.4f}"],
+        ["gen7's constants (5000-node self-play)", f"{log_loss(*gen7, outcome):.4f}"],
+        ["constant: these games' base rates " + f"W {100 * rates[2]:.1f}% D {100 * rates[1]:.1f}% L "
+         f"{100 * rates[0]:.1f}%", f"{constant:.4f}"]])
+    head = ["positions", "games", "predicted W / D / L %", "observed W / D / L %", "draw: observed - predicted",
+            "95% interval (games resampled)"]
+    by_score = table(["score (cp, side to move)", *head], calibration(score, SCORE_BINS, outcome, shipped, game))
+    by_material = table(["material (P=1 .. Q=9, both sides)", *head],
+                        calibration(material, MATERIAL_BINS, outcome, shipped, game))
+    gap = worst_draw_gap(score, SCORE_BINS, outcome, shipped[1])
+    drawn, finished = games_drawn(journals)
+    text = (f"{summary}\n\nCalibration of engine/wdl.py's constants on these games, by score:\n\n{by_score}\n\n"
+            f"By material:\n\n{by_material}\n\n"
+            + (f"The largest gap between the observed and predicted draw share in a score bin of at least {MIN_BIN} "
+               f"positions: {gap:.1f} points. " if gap == gap else f"No score bin has {MIN_BIN} positions yet. ")
+            + f"Positions: {len(s)} of {games} games, from {', '.join(map(str, journals))}, none of them seen by "
+            f"the fit; {drawn} of the {finished} distinct games were drawn ({100 * drawn / max(finished, 1):.1f}%).")
+    report("\n" + text)
+    if record:
+        command = "python -m training wdl --check " + " --check ".join(map(str, journals)) + " --record"
+        record_section("WDL model at the clock", text, command)
+    return gap
+
+
 def main(args):
+    if args.check:
+        check(args.check, record=args.record)
+        return
     run(args.data or (), args.games or (), write=args.write, record=args.record)
