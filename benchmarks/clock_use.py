@@ -1,0 +1,97 @@
+"""How each side of a match spent its clock: seconds a move by move number, and the clock left.
+
+    .venv/bin/python benchmarks/clock_use.py benchmarks/journals/m-sf2600-r100.jsonl [MORE ...] [--record]
+
+Reads the [%clk]s benchmarks/match.py writes after each move (the clock after the move and its
+increment), so a move's time is the clock before it plus the increment minus the clock after it. Side A
+is Kibitz in every match against Stockfish; in self-play it is the engine with the change. The
+increment is read from the journal's settings (`limits`, as "10+0.1").
+"""
+
+import argparse
+import json
+import pathlib
+import re
+import statistics
+import sys
+
+if __package__ in (None, ""):
+    sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
+from benchmarks.common import record, table
+
+CLOCK = re.compile(r"\[%clk (\d+):(\d+):(\d+(?:\.\d+)?)\]")
+RANGES = ((0, 10), (10, 20), (20, 30), (30, 40), (40, 60), (60, 80), (80, 1000))
+
+
+def games(journal):
+    """(base s, increment s, [(a_is_white, [clock after each ply, s])]) of one journal's finished games."""
+    lines = pathlib.Path(journal).read_text().splitlines()
+    limits = json.loads(lines[0])["settings"]["limits"]
+    try:
+        base, inc = (float(x) for x in limits.split("+"))
+    except ValueError:
+        raise SystemExit(f"{journal}: played at {limits!r}, not on a clock (BASE+INC)") from None
+    out = []
+    for line in lines[1:]:
+        try:
+            pair = json.loads(line)
+        except json.JSONDecodeError:
+            continue  # a line torn by a kill
+        for pgn in pair["pgn"]:
+            clocks = [int(h) * 3600 + int(m) * 60 + float(s) for h, m, s in CLOCK.findall(pgn)]
+            if clocks:
+                out.append(('[White "A"]' in pgn, clocks))
+    return base, inc, out
+
+
+def spent(base, inc, clocks):
+    """Seconds each move of one side took, from that side's clocks after its moves."""
+    before = base
+    times = []
+    for after in clocks:
+        times.append(before + inc - after)
+        before = after
+    return times
+
+
+def report(journals):
+    per = {"A": {r: [] for r in RANGES}, "B": {r: [] for r in RANGES}}
+    left = {"A": [], "B": []}
+    n = 0
+    for journal in journals:
+        base, inc, played = games(journal)
+        for a_white, clocks in played:
+            n += 1
+            sides = {"A": clocks[0::2] if a_white else clocks[1::2], "B": clocks[1::2] if a_white else clocks[0::2]}
+            for side, own in sides.items():
+                for move, t in enumerate(spent(base, inc, own)):
+                    for lo, hi in RANGES:
+                        if lo <= move < hi:
+                            per[side][(lo, hi)].append(t)
+                if own:
+                    left[side].append(own[-1])
+    rows = []
+    for lo, hi in RANGES:
+        a, b = per["A"][(lo, hi)], per["B"][(lo, hi)]
+        name = f"moves {lo + 1}-{hi}" if hi < 1000 else f"moves {lo + 1}-"
+        rows.append([name, f"{statistics.mean(a):.3f}" if a else "-", f"{statistics.mean(b):.3f}" if b else "-",
+                     len(a)])
+    rows.append(["clock left at the game's end, median (s)", f"{statistics.median(left['A']):.2f}",
+                 f"{statistics.median(left['B']):.2f}", n])
+    return table(["seconds a move, mean", "A", "B", "moves of A (games)"], rows), n
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("journals", nargs="+", help="benchmarks/match.py journals of games on a clock")
+    ap.add_argument("--record", action="store_true", help="write the table to docs/benchmarks.md")
+    args = ap.parse_args()
+    text, n = report(args.journals)
+    body = f"{text}\n\nFrom {n} games of {', '.join(args.journals)}."
+    print(body)
+    if args.record:
+        record("Clock use", body, "python benchmarks/clock_use.py " + " ".join(args.journals) + " --record")
+
+
+if __name__ == "__main__":
+    main()
