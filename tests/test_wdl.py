@@ -133,24 +133,32 @@ def test_a_match_games_evals_give_each_searched_position_its_mover_score_and_out
     assert fit.game_positions(GAME.replace("0-1", "*")) == []  # unfinished: no outcome to learn from
 
 
+def random_pairs(rng, pairs, clock=""):
+    """A match journal's lines: its settings, then `pairs` pairs of 20-ply games whose [%eval]s (White's view,
+    pawns) drift at random and whose result follows the drift; `clock` goes before each [%eval]."""
+    import json
+
+    lines = [json.dumps({"settings": {}})]
+    for pair in range(pairs):
+        games = []
+        for _ in range(2):
+            evals = rng.normal(0, 150, 20)
+            result = "1-0" if evals.mean() > 60 else "0-1" if evals.mean() < -60 else "1/2-1/2"
+            text = " ".join(f"{m} {{ {clock}[%eval {e / 100:.2f}] }}"
+                            for m, e in zip(["Nf3", "Nf6", "Ng1", "Ng8"] * 5, evals, strict=True))
+            games.append(f'[Result "{result}"]\n\n{text} {result}\n')
+        lines.append(json.dumps({"pair": pair, "scores": [0.5, 0.5], "problems": [], "pgn": games}))
+    return lines
+
+
 def test_the_fit_reads_match_journals_holds_back_whole_pairs_and_reports_calibration(tmp_path, monkeypatch):
     import json
 
     from training import report
     from training import wdl as fit
 
-    rng = np.random.default_rng(3)
     journal = tmp_path / "selfplay.jsonl"
-    lines = [json.dumps({"settings": {}})]
-    for pair in range(300):
-        games = []
-        for _ in range(2):
-            evals = rng.normal(0, 150, 20)  # White's view, pawns: a drift the result follows
-            result = "1-0" if evals.mean() > 60 else "0-1" if evals.mean() < -60 else "1/2-1/2"
-            moves = ["Nf3", "Nf6", "Ng1", "Ng8"] * 5
-            text = " ".join(f"{m} {{[%eval {e / 100:.2f}]}}" for m, e in zip(moves, evals, strict=True))
-            games.append(f'[Result "{result}"]\n\n{text} {result}\n')
-        lines.append(json.dumps({"pair": pair, "scores": [0.5, 0.5], "problems": [], "pgn": games}))
+    lines = random_pairs(np.random.default_rng(3), 300)
     # one build against itself at a fixed node count: both games of a pair alike, colours' names swapped
     moves = " ".join(f"{m} {{[%eval 0.{k}0]}}" for k, m in enumerate(["Nf3", "Nf6", "Ng1", "Ng8"] * 5))
     twins = [f'[White "{w}"]\n[Black "{b}"]\n[Result "1/2-1/2"]\n\n{moves} 1/2-1/2\n' for w, b in ("AB", "BA")]
@@ -204,23 +212,12 @@ def test_the_draw_gap_interval_is_as_wide_as_the_games_not_the_positions_allow()
 
 
 def test_check_judges_the_constants_in_force_on_other_games_and_fits_nothing(tmp_path, monkeypatch):
-    import json
 
     from training import report
     from training import wdl as fit
 
-    rng = np.random.default_rng(5)
     journal = tmp_path / "clock.jsonl"
-    lines = [json.dumps({"settings": {}})]
-    for pair in range(60):
-        games = []
-        for _ in range(2):
-            evals = rng.normal(0, 150, 20)
-            result = "1-0" if evals.mean() > 60 else "0-1" if evals.mean() < -60 else "1/2-1/2"
-            text = " ".join(f"{m} {{ [%clk 0:00:09.5] [%eval {e / 100:.2f}] }}"
-                            for m, e in zip(["Nf3", "Nf6", "Ng1", "Ng8"] * 5, evals, strict=True))
-            games.append(f'[Result "{result}"]\n\n{text} {result}\n')
-        lines.append(json.dumps({"pair": pair, "scores": [0.5, 0.5], "problems": [], "pgn": games}))
+    lines = random_pairs(np.random.default_rng(5), 60, clock="[%clk 0:00:09.5] ")
     journal.write_text("\n".join(lines) + "\n")
     doc = tmp_path / "benchmarks.md"
     doc.write_text("# Benchmarks\n\n## WDL model\n\nthe fit's section, untouched\n")

@@ -257,6 +257,25 @@ def worst_draw_gap(values, bins, y, draw):
     return 100 * max(gaps) if gaps else float("nan")
 
 
+CALIBRATION_HEAD = ["positions", "games", "predicted W / D / L %", "observed W / D / L %",
+                    "draw: observed - predicted", "95% interval (games resampled)"]
+
+
+def calibration_tables(material, score, y, predicted, game):
+    """The calibration tables, by score and by material, of `predicted` (win, draw, loss) on these positions."""
+    by_score = table(["score (cp, side to move)", *CALIBRATION_HEAD],
+                     calibration(score, SCORE_BINS, y, predicted, game))
+    by_material = table(["material (P=1 .. Q=9, both sides)", *CALIBRATION_HEAD],
+                        calibration(material, MATERIAL_BINS, y, predicted, game))
+    return by_score, by_material
+
+
+def base_rate_loss(y):
+    """(W, D, L shares, log-loss) of the constant predictor that gives every position these outcomes' rates."""
+    rates = np.bincount(y, minlength=3) / len(y)
+    return rates[::-1], log_loss(*[np.full(len(y), r) for r in rates[::-1]], y)
+
+
 def constants_block(theta, folders):
     a = tuple(round(float(v) * 100, 3) for v in theta[:4])
     b = tuple(round(float(v) * 100, 3) for v in theta[4:])
@@ -322,18 +341,14 @@ def run(folders=(), journals=(), write=False, record=False, report=print):
     gen7_predicted = probabilities(GEN7, X, s)[:3]
     gen7 = log_loss(*gen7_predicted, outcome)
     in_sample = log_loss(*probabilities(theta, X, s)[:3], outcome)
-    rates = np.bincount(outcome, minlength=3) / len(outcome)
+    (win, draw, loss), constant_in_sample = base_rate_loss(outcome)
     summary = table(["log-loss (lower is better)", "each game judged by a fit without it", "all games, in sample"], [
         ["WDL model (score, material), refitted", f"{model:.4f}", f"{in_sample:.4f}"],
         ["the constants before this fit", f"{before:.4f}", f"{before:.4f}"],
         ["gen7's constants (5000-node self-play)", f"{gen7:.4f}", f"{gen7:.4f}"],
-        ["constant: base rates " + f"W {100 * rates[2]:.1f}% D {100 * rates[1]:.1f}% L {100 * rates[0]:.1f}%",
-         f"{constant:.4f}", f"{log_loss(*[np.full(len(s), r) for r in rates[::-1]], outcome):.4f}"]])
-    head = ["positions", "games", "predicted W / D / L %", "observed W / D / L %", "draw: observed - predicted",
-            "95% interval (games resampled)"]
-    by_score = table(["score (cp, side to move)", *head], calibration(score, SCORE_BINS, outcome, predicted, game))
-    by_material = table(["material (P=1 .. Q=9, both sides)", *head],
-                        calibration(material, MATERIAL_BINS, outcome, predicted, game))
+        ["constant: base rates " + f"W {100 * win:.1f}% D {100 * draw:.1f}% L {100 * loss:.1f}%",
+         f"{constant:.4f}", f"{constant_in_sample:.4f}"]])
+    by_score, by_material = calibration_tables(material, score, outcome, predicted, game)
     gap = worst_draw_gap(score, SCORE_BINS, outcome, predicted[1])
     gap_before = worst_draw_gap(score, SCORE_BINS, outcome, before_predicted[1])
     gap_gen7 = worst_draw_gap(score, SCORE_BINS, outcome, gen7_predicted[1])
@@ -375,19 +390,14 @@ def check(journals, record=False, report=print):
     X, s = features(material), score / 100
     shipped = probabilities(previous_theta(), X, s)[:3]
     gen7 = probabilities(GEN7, X, s)[:3]
-    rates = np.bincount(outcome, minlength=3) / len(outcome)
-    constant = log_loss(*[np.full(len(s), r) for r in rates[::-1]], outcome)
+    (win, draw, loss), constant = base_rate_loss(outcome)
     games = len(np.unique(game))
     summary = table(["log-loss on these games (lower is better)", "nats a position"], [
         ["the constants in engine/wdl.py", f"{log_loss(*shipped, outcome):.4f}"],
         ["gen7's constants (5000-node self-play)", f"{log_loss(*gen7, outcome):.4f}"],
-        ["constant: these games' base rates " + f"W {100 * rates[2]:.1f}% D {100 * rates[1]:.1f}% L "
-         f"{100 * rates[0]:.1f}%", f"{constant:.4f}"]])
-    head = ["positions", "games", "predicted W / D / L %", "observed W / D / L %", "draw: observed - predicted",
-            "95% interval (games resampled)"]
-    by_score = table(["score (cp, side to move)", *head], calibration(score, SCORE_BINS, outcome, shipped, game))
-    by_material = table(["material (P=1 .. Q=9, both sides)", *head],
-                        calibration(material, MATERIAL_BINS, outcome, shipped, game))
+        ["constant: these games' base rates " + f"W {100 * win:.1f}% D {100 * draw:.1f}% L {100 * loss:.1f}%",
+         f"{constant:.4f}"]])
+    by_score, by_material = calibration_tables(material, score, outcome, shipped, game)
     gap = worst_draw_gap(score, SCORE_BINS, outcome, shipped[1])
     drawn, finished = games_drawn(journals)
     text = (f"{summary}\n\nCalibration of engine/wdl.py's constants on these games, by score:\n\n{by_score}\n\n"
