@@ -14,7 +14,8 @@ MOVETIME_MARGIN_MS = 1  # the Python work after the search stops (reading lines,
 
 # Clock games with TimeStability=1: after each iteration the soft limit is scaled (soft_scale()). Never
 # below the plain limit: at 10+0.1 Kibitz ended its games against Stockfish with a quarter of its clock
-# unused (median 2.5 s of 10, docs/benchmarks.md "Clock use"), so the extra goes to the moves whose search has not settled.
+# unused (median 2.5 s of 10, docs/benchmarks.md "Clock use"), so the extra goes to the moves whose search
+# has not settled.
 STABILITY_SCALE = (2.0, 1.5, 1.2, 1.05, 1.0)  # by how many iterations in a row the best move has held
 SCORE_FALL_CP = 100  # a fall this large (or more) since the last iteration scales the soft limit by 1.5
 
