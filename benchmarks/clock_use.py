@@ -21,6 +21,7 @@ from benchmarks.common import record, table
 
 CLOCK = re.compile(r"\[%clk (\d+):(\d+):(\d+(?:\.\d+)?)\]")
 RANGES = ((0, 10), (10, 20), (20, 30), (30, 40), (40, 60), (60, 80), (80, 1000))
+AFTER_MOVE = 30  # the clock left after this move: how much of the base time the opening and middlegame got
 
 
 def games(journal):
@@ -57,6 +58,7 @@ def spent(base, inc, clocks):
 def report(journals):
     per = {"A": {r: [] for r in RANGES}, "B": {r: [] for r in RANGES}}
     left = {"A": [], "B": []}
+    after = {"A": [], "B": []}  # clock after move AFTER_MOVE, in games that reached it
     n = 0
     for journal in journals:
         base, inc, played = games(journal)
@@ -70,15 +72,23 @@ def report(journals):
                             per[side][(lo, hi)].append(t)
                 if own:
                     left[side].append(own[-1])
+                if len(own) >= AFTER_MOVE:
+                    after[side].append(own[AFTER_MOVE - 1])
     rows = []
     for lo, hi in RANGES:
         a, b = per["A"][(lo, hi)], per["B"][(lo, hi)]
         name = f"moves {lo + 1}-{hi}" if hi < 1000 else f"moves {lo + 1}-"
         rows.append([name, f"{statistics.mean(a):.3f}" if a else "-", f"{statistics.mean(b):.3f}" if b else "-",
                      len(a)])
+    rows.append([f"clock left after move {AFTER_MOVE}, median (s)", _median(after["A"]), _median(after["B"]),
+                 len(after["A"])])
     rows.append(["clock left at the game's end, median (s)", f"{statistics.median(left['A']):.2f}",
                  f"{statistics.median(left['B']):.2f}", n])
     return table(["seconds a move, mean", "A", "B", "moves of A (games)"], rows), n
+
+
+def _median(values):
+    return f"{statistics.median(values):.2f}" if values else "-"
 
 
 def main():
