@@ -128,7 +128,8 @@ S_PARAMS = S_LINE_PV + MAX_MULTIPV * PLY_ROWS  # tunable weights, see engine/par
 S_LMR = S_PARAMS + 256  # [64 depth][64 move number] late-move reductions, filled from the params
 S_ROOT_SCORE = S_LMR + 64 * 64  # score of the root move now in PV row 0 (kept for a cut-short iteration)
 S_CONT_INDEX = S_ROOT_SCORE + 8  # [PLY_ROWS] the move made at each ply as piece * 64 + to (continuation history)
-S_SIZE = S_CONT_INDEX + PLY_ROWS
+S_SINGULAR = S_CONT_INDEX + PLY_ROWS  # [PLY_ROWS] the move a singular-extension search leaves out, per ply
+S_SIZE = S_SINGULAR + PLY_ROWS
 
 # --- continuation history: one int16 array per search, [12 * 64 previous move][12 * 64 move] -------
 CONT_MOVES = 12 * 64  # a move as (piece type and colour, 0..11) * 64 + destination

@@ -28,6 +28,11 @@ PARAMS = [
     ("KeepTable", 1, 0, 1),  # UCI games: the transposition table is kept from move to move (engine/game_memory.py)
     ("KeepHistory", 1, 0, 1),  # UCI games: and the move-ordering histories
     ("TimeStability", 0, 0, 1),  # clock games: more time when the best move changes or the score falls
+    # singular extensions, with multi-cut and negative extensions: lost twice at 10k-30k nodes (too shallow
+    # to trigger); off until a match at 10+0.1 says otherwise (issue 32)
+    ("Singular", 0, 0, 1),
+    ("SingularDepth", 10, 4, 16),  # from this depth
+    ("SingularMargin", 2, 0, 8),  # singular beta = table score - SingularMargin per ply of depth
     # search margins (centipawns; "per ply" ones are multiplied by the remaining depth)
     # reverse futility: static eval - RfpMargin per ply (less one if improving) >= beta; 75 until WAC showed
     # it returning before threats were seen (docs/strength.md)
@@ -59,6 +64,9 @@ P_LMR_CHECKS = INDEX["LmrChecks"]
 P_LMR_HISTORY = INDEX["LmrHistory"]
 P_LMR_HISTORY_MAX = INDEX["LmrHistoryMax"]
 P_RFP_MARGIN = INDEX["RfpMargin"]
+P_SINGULAR = INDEX["Singular"]
+P_SINGULAR_DEPTH = INDEX["SingularDepth"]
+P_SINGULAR_MARGIN = INDEX["SingularMargin"]
 P_RAZOR_BASE = INDEX["RazorBase"]
 P_RAZOR_PER_PLY = INDEX["RazorPerPly"]
 P_FUTILITY_BASE = INDEX["FutilityBase"]

@@ -219,3 +219,27 @@ def test_keep_history_carries_the_main_thread_histories_to_the_next_move_and_not
     session.handle("position startpos moves e2e4 e7e5 g1f3")
     assert _nodes_of_go(session, out, "go depth 9") == fresh
     session.handle("quit")
+
+
+def test_singular_extensions_change_the_deep_tree_and_still_find_the_forced_win():
+    """Singular (off by default, issue 32): at depth 14 (the trigger is depth 10) the table move's
+    verification search and its extension change the tree; the best move of a forced line stays found."""
+    import io
+
+    from engine.uci import UciSession
+
+    out = io.StringIO()
+    session = UciSession(out=out)
+    session.handle("position fen r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 4 4")
+    off = _nodes_of_go(session, out, "go depth 14")
+    session.handle("ucinewgame")
+    session.params.update({"Singular": 1})  # as `setoption name Singular value 1` sets it with KIBITZ_TUNING=1
+    session.handle("position fen r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 4 4")
+    assert _nodes_of_go(session, out, "go depth 14") != off
+    # WAC.001: the queen move that mates (Qg6) is still the best move with the extension on
+    session.handle("ucinewgame")
+    session.handle("position fen 2rr3k/pp3pp1/1nnqbN1p/3pN3/2pP4/2P3Q1/PPB4P/R4RK1 w - - 0 1")
+    session.handle("go depth 12")  # net-i8 sees the mate from depth 12, with or without the extension
+    session.wait()
+    assert out.getvalue().strip().splitlines()[-1].startswith("bestmove g3g6")
+    session.handle("quit")

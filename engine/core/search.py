@@ -95,6 +95,7 @@ from engine.layout import (
     S_PV_LEN,
     S_ROOT_SCORE,
     S_SCORES,
+    S_SINGULAR,
     ST_HALFMOVE,
     ST_PLY,
     ST_SIDE,
@@ -122,6 +123,9 @@ from engine.params import (
     P_SEE_CAPTURE_MARGIN,
     P_SEE_PRUNING,
     P_SEE_QUIET_MARGIN,
+    P_SINGULAR,
+    P_SINGULAR_DEPTH,
+    P_SINGULAR_MARGIN,
 )
 
 # Late-move pruning: quiet moves searched before the rest are skipped, by [improving][depth].
@@ -496,6 +500,15 @@ def _reduction(S, depth, searched, pv_node, cut_node, improving, check, quiet, o
 
 
 @njit(inline="always")
+def _singular_candidate(S, ply, depth, tt_move, bound, tt_depth, tt_score):
+    """A node whose table move may be singular: deep enough, with a lower or exact table score searched
+    nearly as deep, not a mate score."""
+    return (S[S_PARAMS + P_SINGULAR] != 0 and ply > 0 and tt_move != MOVE_NONE
+            and depth >= S[S_PARAMS + P_SINGULAR_DEPTH] and (bound == BOUND_LOWER or bound == BOUND_EXACT)
+            and tt_depth >= depth - 3 and abs(tt_score) < MATE_BOUND)
+
+
+@njit(inline="always")
 def _excluded(S, ctl, m):
     """A root move already reported as an earlier multipv line of this iteration."""
     for k in range(ctl[C_EXCLUDED]):
@@ -529,6 +542,8 @@ def negamax(T, bb, board, st, keys, undo, tt, S, ctl, NET, ACC, H, ply, depth, a
 
     # The transposition table: a deep enough entry settles the node; else its move is searched first.
     excluding = root and ctl[C_EXCLUDED] > 0
+    singular_move = S[S_SINGULAR + ply]  # set while this node is searched again without its table move
+    verifying = singular_move != MOVE_NONE
     key = keys[st[ST_PLY]]
     mask = ctl[C_TT_MASK]
     epoch = ctl[C_TT_EPOCH]
@@ -538,7 +553,8 @@ def negamax(T, bb, board, st, keys, undo, tt, S, ctl, NET, ACC, H, ply, depth, a
     bound = data_bound(d)
     tt_move = data_move(d) if bound else 0
     tt_score = score_from_tt(data_score(d), ply)
-    if bound and not pv_node and not excluding and data_depth(d) >= depth and _cuts(bound, tt_score, alpha, beta):
+    if (bound and not pv_node and not excluding and not verifying and data_depth(d) >= depth
+            and _cuts(bound, tt_score, alpha, beta)):
         return tt_score
 
     in_check = checkers_of(T, bb, st) != 0
@@ -547,6 +563,8 @@ def negamax(T, bb, board, st, keys, undo, tt, S, ctl, NET, ACC, H, ply, depth, a
         ev = -INF
         if ply < 2 * ctl[C_DEPTH]:
             depth += 1  # check extension
+    elif verifying:
+        static_eval = ev = S[S_EVAL + ply]  # the same node, searched again without one move
     else:
         static_eval = data_eval(d) if bound else _static_eval(T, bb, board, st, S, NET, ACC, ply)
         ev = _sharpen(static_eval, bound, tt_score) if bound else static_eval
@@ -554,7 +572,7 @@ def negamax(T, bb, board, st, keys, undo, tt, S, ctl, NET, ACC, H, ply, depth, a
     improving = 1 if (not in_check and ply >= 2 and static_eval > S[S_EVAL + ply - 2]) else 0
 
     # Whole-node pruning, before any move is generated.
-    if not pv_node and not in_check and not root:
+    if not pv_node and not in_check and not root and not verifying:
         if _reverse_futility(S, bb, st, depth, ev, beta, improving):
             return ev
         if _null_move_allowed(S, bb, st, undo, depth, ev, static_eval, beta):
@@ -579,6 +597,25 @@ def negamax(T, bb, board, st, keys, undo, tt, S, ctl, NET, ACC, H, ply, depth, a
     # Internal iterative reduction: with no move from the table, search this node a ply shallower.
     if depth >= 4 and tt_move == MOVE_NONE and (pv_node or cut_node):
         depth -= 1
+
+    # Singular extension: if every other move falls short of the table move's score by a margin that grows
+    # with depth, the table move is forced and gets a ply more. If even without it the node beats beta, the
+    # node is a cut (multi-cut); if the table move only beats beta, it gets a ply less.
+    tt_extension = 0
+    if not verifying and _singular_candidate(S, ply, depth, tt_move, bound, data_depth(d), tt_score):
+        sbeta = tt_score - S[S_PARAMS + P_SINGULAR_MARGIN] * depth
+        S[S_SINGULAR + ply] = tt_move
+        score = negamax(T, bb, board, st, keys, undo, tt, S, ctl, NET, ACC, H, ply, (depth - 1) // 2, sbeta - 1,
+                        sbeta, cut_node)
+        S[S_SINGULAR + ply] = MOVE_NONE
+        if ctl[C_ABORTED]:
+            return 0
+        if score < sbeta:
+            tt_extension = 1
+        elif sbeta >= beta:
+            return sbeta
+        elif tt_score >= beta:
+            tt_extension = -1
 
     mb = S_MOVES + ply * MAX_MOVES
     sb = S_SCORES + ply * MAX_MOVES
@@ -607,6 +644,8 @@ def negamax(T, bb, board, st, keys, undo, tt, S, ctl, NET, ACC, H, ply, depth, a
     old_alpha = alpha
     for i in range(n):
         m = _pick(S, mb, sb, i, n)
+        if m == singular_move and verifying:
+            continue
         if excluding and _excluded(S, ctl, m):
             continue
         quiet = not (move_flag(m) & (F_CAPTURE | F_PROMO))
@@ -625,7 +664,7 @@ def negamax(T, bb, board, st, keys, undo, tt, S, ctl, NET, ACC, H, ply, depth, a
         searched += 1
         if quiet:
             quiets += 1
-        new_depth = depth - 1
+        new_depth = depth - 1 + (tt_extension if m == tt_move else 0)
         if searched == 1:
             score = -negamax(T, bb, board, st, keys, undo, tt, S, ctl, NET, ACC, H, ply + 1, new_depth, -beta, -alpha,
                              np.bool_(False) if pv_node else not cut_node)
@@ -663,9 +702,10 @@ def negamax(T, bb, board, st, keys, undo, tt, S, ctl, NET, ACC, H, ply, depth, a
                 alpha = score
 
     if searched == 0:
-        # Every root move excluded (multipv beyond the legal moves), or everything pruned.
+        # Every root move excluded (multipv beyond the legal moves), the table move left out of the only
+        # legal move (singular search), or everything pruned.
         return -INF if excluding else alpha
-    if not excluding:
+    if not excluding and not verifying:
         if best >= beta:
             b = BOUND_LOWER
         elif pv_node and best > old_alpha:
