@@ -29,8 +29,8 @@ PARAMS = [
     ("KeepHistory", 1, 0, 1),  # UCI games: and the move-ordering histories
     ("TimeStability", 0, 0, 1),  # clock games: more time when the best move changes or the score falls
     # singular extensions, with multi-cut and negative extensions: lost twice at 10k-30k nodes (too shallow
-    # to trigger); off until a match at 10+0.1 says otherwise (issue 32)
-    ("Singular", 0, 0, 1),
+    # to trigger), won at 10+0.1 from depth 10 (issue 32, docs/strength.md)
+    ("Singular", 1, 0, 1),
     ("SingularDepth", 10, 4, 16),  # from this depth
     ("SingularMargin", 2, 0, 8),  # singular beta = table score - SingularMargin per ply of depth
     # search margins (centipawns; "per ply" ones are multiplied by the remaining depth)

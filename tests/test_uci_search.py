@@ -222,7 +222,7 @@ def test_keep_history_carries_the_main_thread_histories_to_the_next_move_and_not
 
 
 def test_singular_extensions_change_the_deep_tree_and_still_find_the_forced_win():
-    """Singular (off by default, issue 32): at depth 14 (the trigger is depth 10) the table move's
+    """Singular (on by default since issue 32): at depth 14 (the trigger is depth 10) the table move's
     verification search and its extension change the tree; the best move of a forced line stays found."""
     import io
 
@@ -230,6 +230,7 @@ def test_singular_extensions_change_the_deep_tree_and_still_find_the_forced_win(
 
     out = io.StringIO()
     session = UciSession(out=out)
+    session.params.update({"Singular": 0})  # as `setoption name Singular value 0` sets it with KIBITZ_TUNING=1
     session.handle("position fen r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 4 4")
     off = _nodes_of_go(session, out, "go depth 14")
     session.handle("ucinewgame")
