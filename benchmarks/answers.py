@@ -3,6 +3,7 @@ answer is judged by Stockfish at a fixed depth (a reference for measuring only, 
 
     python benchmarks/answers.py [--ms 1000] [--positions 200] [--depth 18] [--record]
     python benchmarks/answers.py --net new=/path/new.nnue --net shipped=engine/nets/kibitz.nnue   # side by side
+    python benchmarks/answers.py --net on=engine/nets/kibitz.nnue --net off=engine/nets/kibitz.nnue,Singular=0
 
 As the API: engine.analyse() with a fresh transposition table sized by functions/common/budget.py at
 the default memory (1769 MB, one vCPU, one thread), a movetime, no analysis cache. The positions are
@@ -125,12 +126,30 @@ def verdict(best_move, best_cp, move, move_cp, answer_cp):
             mark == "blunder", abs(win_percent(answer_cp) - before))
 
 
-def api_search(fen, movetime_ms):
+def net_spec(spec):
+    """--net LABEL=PATH[,NAME=VALUE...] -> (label, path, {search parameter: value}) (engine/params.py)."""
+    from engine.params import INDEX
+
+    label, sep, rest = spec.partition("=")
+    path, *settings = rest.split(",")
+    if not sep or not label or not path:
+        raise SystemExit(f"answers: --net {spec!r}: expected LABEL=PATH[,NAME=VALUE...]")
+    params = {}
+    for setting in settings:
+        name, sep, value = setting.partition("=")
+        if not sep or name not in INDEX or not value.lstrip("-").isdigit():
+            raise SystemExit(f"answers: --net {spec!r}: {setting!r} is not NAME=INTEGER of a search parameter")
+        params[name] = int(value)
+    return label, path, params
+
+
+def api_search(fen, movetime_ms, params=None):
     """The answer as AnalyzeFunction searches it: (move, score in cp for the mover, depth, nodes)."""
     from engine import analyse
     from functions.common.budget import hash_size_mb
 
-    result = analyse(fen=fen, movetime_ms=movetime_ms, hash_mb=hash_size_mb(movetime_ms, 1), threads=1)
+    result = analyse(fen=fen, movetime_ms=movetime_ms, hash_mb=hash_size_mb(movetime_ms, 1), threads=1,
+                     params=params or None)
     s = result.score  # the side to move's
     cp = s.cp if s.cp is not None else (MATE_CP if s.mate > 0 else -MATE_CP)
     return result.best_move, cp, result.depth, result.nodes
@@ -149,8 +168,9 @@ def main(argv=None):
     ap.add_argument("--ms", type=int, default=1000, help="movetime of each answer (the API's default is 1000)")
     ap.add_argument("--positions", type=int, default=200)
     ap.add_argument("--depth", type=int, default=18, help="Stockfish's depth for the judgement")
-    ap.add_argument("--net", action="append", default=[], metavar="LABEL=PATH",
-                    help="answer with this net (repeat to compare; default: the shipped net)")
+    ap.add_argument("--net", action="append", default=[], metavar="LABEL=PATH[,NAME=VALUE...]",
+                    help="answer with this net and these search parameters (repeat to compare; default: the "
+                         "shipped net)")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--cache", default="/tmp/kibitz-answers-judge.json", help="Stockfish's verdicts, kept")
     ap.add_argument("--record", action="store_true", help="write the table to docs/benchmarks.md")
@@ -160,23 +180,21 @@ def main(argv=None):
 
     nets = []
     for spec in args.net or [f"shipped={nnue.DEFAULT_NET}"]:
-        label, sep, path = spec.partition("=")
-        if not sep or not path:
-            raise SystemExit(f"answers: --net {spec!r}: expected LABEL=PATH")
+        label, path, params = net_spec(spec)
         try:
-            nets.append((label, nnue.load(path), path))
+            nets.append((label, nnue.load(path), path, params))
         except (OSError, nnue.NetError) as e:
             raise SystemExit(f"answers: --net {spec!r}: {e}") from None
     fens = positions(n=args.positions, seed=args.seed)
     judge = Judge(args.depth, args.cache)
-    rows = {label: [] for label, _, _ in nets}
+    rows = {label: [] for label, *_ in nets}
     start, t0 = cpu_times(), time.monotonic()
     try:
         for i, fen in enumerate(fens):
             best_move, best_cp = judge.best(fen)
-            for label, net, _ in nets:
+            for label, net, _, params in nets:
                 native.NET = net
-                move, cp, depth, nodes = api_search(fen, args.ms)
+                move, cp, depth, nodes = api_search(fen, args.ms, params)
                 rows[label].append((*verdict(best_move, best_cp, move, judge.score_of(fen, move), cp), depth, nodes))
             if (i + 1) % 20 == 0:
                 judge.save()
@@ -187,13 +205,15 @@ def main(argv=None):
     stats = {label: summary(r) for label, r in rows.items()}
     head = [f"{args.ms} ms answers, judged by Stockfish 15.1 at depth {args.depth}", "positions", "depth",
             "nodes", "Stockfish's move %", "win% lost", "accuracy", "mistakes %", "blunders %", "score error, win%"]
-    body = [[f"{label} ({pathlib.Path(path).name})", s["positions"], f"{s['depth']:.1f}", f"{s['nodes']:,.0f}",
-             f"{s['best']:.1f}", f"{s['lost']:.2f}", f"{s['accuracy']:.1f}", f"{s['mistakes']:.1f}",
-             f"{s['blunders']:.1f}", f"{s['score_error']:.2f}"] for (label, _, path), s in zip(nets, stats.values(),
-                                                                                                 strict=True)]
+    body = []
+    for (label, _, path, params), s in zip(nets, stats.values(), strict=True):
+        name = ", ".join([pathlib.Path(path).name] + [f"{k}={v}" for k, v in params.items()])
+        body.append([f"{label} ({name})", s["positions"], f"{s['depth']:.1f}", f"{s['nodes']:,.0f}",
+                     f"{s['best']:.1f}", f"{s['lost']:.2f}", f"{s['accuracy']:.1f}", f"{s['mistakes']:.1f}",
+                     f"{s['blunders']:.1f}", f"{s['score_error']:.2f}"])
     out = table(head, body)
     if len(nets) > 1:
-        a, b = (rows[label] for label, _, _ in nets[:2])
+        a, b = (rows[label] for label, *_ in nets[:2])
         better = sum(x[1] < y[1] for x, y in zip(a, b, strict=True))
         worse = sum(x[1] > y[1] for x, y in zip(a, b, strict=True))
         out += (f"\n\nPosition by position, {nets[0][0]} against {nets[1][0]}: lost less win% in {better}, more in "

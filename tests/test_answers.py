@@ -4,7 +4,7 @@ answer is scored against the reference's move, by Lichess's formulas (engine/rev
 import chess
 import pytest
 
-from benchmarks.answers import JOURNALS, positions, verdict
+from benchmarks.answers import JOURNALS, net_spec, positions, verdict
 
 
 def test_the_positions_are_a_fixed_sample_of_standard_games():
@@ -25,3 +25,12 @@ def test_the_reference_move_costs_nothing_and_a_blunder_is_one():
     # a small slip: neither a mistake nor a blunder, and the answer's own score read close to the reference's
     best, lost, accuracy, mistake, blunder, error = verdict("e2e4", 30, "d2d4", 10, 25)
     assert not best and 0 < lost < 3 and 90 < accuracy < 100 and not mistake and error == pytest.approx(0.46, abs=0.01)
+
+
+def test_a_net_spec_names_a_file_and_the_search_parameters_to_answer_with():
+    assert net_spec("on=engine/nets/kibitz.nnue") == ("on", "engine/nets/kibitz.nnue", {})
+    assert net_spec("off=a.nnue,NullMove=0,RfpMargin=90") == ("off", "a.nnue", {"NullMove": 0, "RfpMargin": 90})
+    for bad, says in (("a.nnue", "expected LABEL=PATH"), ("x=a.nnue,Nope=1", "'Nope=1' is not NAME=INTEGER"),
+                      ("x=a.nnue,NullMove=on", "'NullMove=on'"), ("x=", "expected LABEL=PATH")):
+        with pytest.raises(SystemExit, match=says):
+            net_spec(bad)
