@@ -284,11 +284,13 @@ def test_a_chunk_whose_last_delivery_died_is_named_at_the_next_read(s, monkeypat
     job_id, event = one_chunk_on_its_last_delivery(s, "died.pgn")
     monkeypatch.setattr(s3_worker, "analyse_chunk", dies)
     monkeypatch.setattr(s3_worker, "LAST_DELIVERY_SLACK_S", 0)
+    # 5 s of invocation time: room for the read below to come before it is up, even on a slow machine (a
+    # 1 s window failed once in CI)
     with pytest.raises(SystemExit):
-        s.invoke_batch(event, timeout_s=1)
+        s.invoke_batch(event, timeout_s=5)
     status, state = s.get(job_id)
     assert state["status"] == "running" and state["s3"]["failures"] == []  # its time is not up yet
-    time.sleep(1.5)
+    time.sleep(5.5)
     status, state = s.get(job_id)
     assert state["failed"] == 94 and state["s3"]["phase"] == "writing"
     assert "did not finish" in state["s3"]["failures"][0]["error"]
