@@ -82,8 +82,7 @@ def report(journals):
                      len(a)])
     rows.append([f"clock left after move {AFTER_MOVE}, median (s)", _median(after["A"]), _median(after["B"]),
                  len(after["A"])])
-    rows.append(["clock left at the game's end, median (s)", f"{statistics.median(left['A']):.2f}",
-                 f"{statistics.median(left['B']):.2f}", n])
+    rows.append(["clock left at the game's end, median (s)", _median(left["A"]), _median(left["B"]), n])
     return table(["seconds a move, mean", "A", "B", "moves of A (games)"], rows), n
 
 

@@ -7,6 +7,7 @@ import gzip
 import io
 import json
 import time
+import types
 
 import chess
 import chess.pgn
@@ -274,7 +275,7 @@ def test_a_chunk_deferred_on_its_last_delivery_is_named(s, monkeypatch):
 def test_a_chunk_whose_last_delivery_died_is_named_at_the_next_read(s, monkeypatch):
     """The invocation dies mid-chunk (SystemExit stands for a timeout or a crash: nothing after it runs); once its
     time is past, GET /jobs/{id} counts the chunk's failure and queues a finish message for the output."""
-    from functions.common import s3_worker
+    from functions.common import s3_jobs, s3_worker
     from kibitz.eventsource import sqs_event
     from tests.test_batch import receive_all
 
@@ -284,11 +285,14 @@ def test_a_chunk_whose_last_delivery_died_is_named_at_the_next_read(s, monkeypat
     job_id, event = one_chunk_on_its_last_delivery(s, "died.pgn")
     monkeypatch.setattr(s3_worker, "analyse_chunk", dies)
     monkeypatch.setattr(s3_worker, "LAST_DELIVERY_SLACK_S", 0)
+    # 5 s of invocation time: room for the read below to come before it is up, even on a slow machine (a
+    # 1 s window failed once in CI)
     with pytest.raises(SystemExit):
-        s.invoke_batch(event, timeout_s=1)
+        s.invoke_batch(event, timeout_s=5)
     status, state = s.get(job_id)
     assert state["status"] == "running" and state["s3"]["failures"] == []  # its time is not up yet
-    time.sleep(1.5)
+    later = time.time() + 6  # the reader's clock past the invocation's end, without waiting for it
+    monkeypatch.setattr(s3_jobs, "time", types.SimpleNamespace(time=lambda: later))
     status, state = s.get(job_id)
     assert state["failed"] == 94 and state["s3"]["phase"] == "writing"
     assert "did not finish" in state["s3"]["failures"][0]["error"]
