@@ -8,12 +8,14 @@ queues (visibility timeout, retention, redrive to the dead-letter queue), tables
 
 The functions do not know: boto3 reads AWS_ENDPOINT_URL, so the same code talks to AWS when it is
 not set. Moto keeps everything in memory, one state per process whichever server answers: two
-LocalAWS in one process need different prefixes (resource names).
+LocalAWS in one process need different prefixes (resource names). DynamoDB calls are answered one at a
+time (SerialDynamoDB): moto's own are not atomic, and the job counts rely on DynamoDB's being so.
 """
 
 import json
 import logging
 import os
+import threading
 
 from kibitz import faults, template
 
@@ -33,6 +35,7 @@ class LocalAWS:
         self.endpoint = None
         self.resources = {}
         self.faults = None  # kibitz.faults.FaultyDynamoDB when KIBITZ_FAULT_DYNAMODB asks for faults
+        self.serial = None  # SerialDynamoDB, once started
 
     @property
     def env(self):
@@ -47,6 +50,8 @@ class LocalAWS:
         self.server.start()
         host, port = self.server.get_host_and_port()
         self.endpoint = f"http://{host}:{port}"
+        wsgi = self.server._server  # werkzeug's server, which reads .app per request
+        self.serial = wsgi.app = SerialDynamoDB(wsgi.app)
         self.create_resources()
         self._inject_faults()  # after the tables exist: a lost create_table answer would stop the start
         return self
@@ -121,3 +126,21 @@ class LocalAWS:
     def apply_env(self, environ=os.environ):
         """Point boto3 in this process at the local server (the caller's own variables are replaced)."""
         environ.update(self.env)
+
+
+class SerialDynamoDB:
+    """WSGI middleware around moto's application: one DynamoDB call at a time, as each of DynamoDB's writes is
+    atomic. Moto's server answers each request in a thread of its own and its UpdateItem is not atomic: two ADDs
+    to a set the item does not have yet each make a new set, and the last one written wins, so one index was lost
+    from a job's done_idx (the job then stayed at 5 of 6 positions done). Other services pass straight through
+    (an SQS long poll must not hold up the table)."""
+
+    def __init__(self, app):
+        self.app = app
+        self.lock = threading.Lock()
+
+    def __call__(self, environ, start_response):
+        if not environ.get("HTTP_X_AMZ_TARGET", "").startswith(faults.TARGET_PREFIX):
+            return self.app(environ, start_response)
+        with self.lock:
+            return list(self.app(environ, start_response))  # the whole answer made inside the lock

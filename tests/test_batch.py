@@ -4,6 +4,7 @@ timeout, retries running out into the dead-letter queue, and too little time lef
 
 import dataclasses
 import json
+import threading
 import time
 
 import chess
@@ -92,6 +93,56 @@ def test_a_duplicate_message_in_the_queue_is_stored_and_counted_once(s):
             time.sleep(0.1)
     assert s.depth() == (0, 0) and source.stats["records"] == 2 and source.stats["failures"] == 0
     assert len(s.results(job_id)) == 1 and s.store.job(job_id)["done"] == 1
+
+
+def test_two_positions_counted_at_once_are_both_counted(s, monkeypatch):
+    """Two pollers count their first positions of a job at the same moment. Moto's UpdateItem is not atomic: an
+    ADD to a set the job has not got yet makes a new set, so of two such ADDs at once the last written wins and
+    the other index is lost (the job stays at n-1 of n). The embedded moto answers DynamoDB calls one at a time
+    (kibitz.aws.SerialDynamoDB), as DynamoDB's writes are atomic. Forced here: the first count is held just after
+    moto found no done_idx, until the second count has been made or waits its turn."""
+    from moto.dynamodb.exceptions import ProvidedKeyDoesNotExist
+    from moto.dynamodb.parsing import executors
+
+    job_id = "0badf00d-0000-4000-8000-00000000ad0d"
+    s.store.create_job(job_id, 2, SearchLimits(depth=3), "positions")
+    second_made_or_waiting = threading.Event()
+
+    class WatchedLock:  # the serializing lock, telling when a call waits for it
+        def __init__(self):
+            self.lock = threading.Lock()
+
+        def __enter__(self):
+            if not self.lock.acquire(blocking=False):
+                second_made_or_waiting.set()
+                self.lock.acquire()
+
+        def __exit__(self, *exc):
+            self.lock.release()
+
+    def count_second():
+        s.store.count(job_id, 1, "done")
+        second_made_or_waiting.set()
+
+    second = threading.Thread(target=count_second)
+    original = executors.AddExecutor.get_item_at_end_of_path
+
+    def held(self, item):  # moto reading the set it will ADD to
+        try:
+            return original(self, item)
+        except ProvidedKeyDoesNotExist:
+            if not second.is_alive() and not second_made_or_waiting.is_set():  # the first count, and no set yet
+                second.start()
+                assert second_made_or_waiting.wait(60)
+            raise
+
+    monkeypatch.setattr(s.aws.serial, "lock", WatchedLock())
+    monkeypatch.setattr(executors.AddExecutor, "get_item_at_end_of_path", held)
+    s.store.count(job_id, 0, "done")
+    second.join(60)
+    assert not second.is_alive()
+    job = s.store.job(job_id)
+    assert (job["done"], job["status"]) == (2, "done")
 
 
 def test_fifty_positions_end_to_end(s):
