@@ -140,7 +140,7 @@ class SerialDynamoDB:
         self.lock = threading.Lock()
 
     def __call__(self, environ, start_response):
-        if not environ.get("HTTP_X_AMZ_TARGET", "").startswith(faults.TARGET_PREFIX):
+        if not faults.is_dynamodb_call(environ):
             return self.app(environ, start_response)
         with self.lock:
             return list(self.app(environ, start_response))  # the whole answer made inside the lock

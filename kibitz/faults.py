@@ -17,6 +17,11 @@ VARIABLE = "KIBITZ_FAULT_DYNAMODB"
 TARGET_PREFIX = "DynamoDB_20120810."
 
 
+def is_dynamodb_call(environ):
+    """Whether a WSGI request to the embedded moto is a DynamoDB call (its X-Amz-Target names the service)."""
+    return environ.get("HTTP_X_AMZ_TARGET", "").startswith(TARGET_PREFIX)
+
+
 def fraction(environ):
     """The fraction of DynamoDB calls to fail, from KIBITZ_FAULT_DYNAMODB (0 when unset); ValueError if bad."""
     text = environ.get(VARIABLE, "").strip()
@@ -38,7 +43,7 @@ class FaultyDynamoDB:
         self.counts = {"calls": 0, "refused": 0, "lost": 0}
 
     def __call__(self, environ, start_response):
-        if not environ.get("HTTP_X_AMZ_TARGET", "").startswith(TARGET_PREFIX):
+        if not is_dynamodb_call(environ):
             return self.app(environ, start_response)
         with self.lock:
             self.counts["calls"] += 1
