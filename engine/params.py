@@ -44,6 +44,9 @@ PARAMS = [
     ("SeeQuietMargin", 70, 0, 300),  # SEE pruning: a quiet move losing more than this per ply is skipped
     ("SeeCaptureMargin", 100, 0, 300),  # and a bad capture losing more than this per ply
     ("DeltaMargin", 150, 0, 1000),  # delta pruning in qsearch: stand pat + victim + DeltaMargin <= alpha
+    # evaluation: the net's score shrunk toward a draw where the side ahead has no pawns and at most a minor
+    # more, or the wrong bishop's rook pawns (engine/core/endgames.py drawish_scale)
+    ("DrawScale", 1, 0, 1),
 ]
 
 INDEX = {name: i for i, (name, *_rest) in enumerate(PARAMS)}
@@ -74,3 +77,4 @@ P_FUTILITY_PER_PLY = INDEX["FutilityPerPly"]
 P_SEE_QUIET_MARGIN = INDEX["SeeQuietMargin"]
 P_SEE_CAPTURE_MARGIN = INDEX["SeeCaptureMargin"]
 P_DELTA_MARGIN = INDEX["DeltaMargin"]
+P_DRAW_SCALE = INDEX["DrawScale"]

@@ -46,3 +46,33 @@ def test_the_bare_king_is_mated(fen, max_moves):
 def test_no_mating_material_is_no_known_win(fen):
     r = analyse(fen, depth=10)
     assert r.score.cp is not None and abs(r.score.cp) < 1000
+
+
+# Endings the side ahead cannot win by its material (engine/core/endgames.py drawish_scale): the net scores
+# them as a clear edge; the scaled score is close to a draw, a quarter or less of the net's at most.
+DEAD_EDGES = [
+    "8/8/8/4k3/8/8/8/KNN5 w - - 0 1",  # two knights cannot force mate
+    "8/8/3kb3/8/8/8/8/K3R3 w - - 0 1",  # rook against bishop
+    "7k/8/8/7P/8/8/8/3BK3 w - - 0 1",  # h-pawn and the light bishop: h8 is dark, the king holds it
+]
+
+
+@pytest.mark.parametrize("fen", DEAD_EDGES)
+def test_material_that_cannot_win_is_scored_near_a_draw(fen):
+    scaled = analyse(fen, depth=8).score.cp
+    raw = analyse(fen, depth=8, params={"DrawScale": 0}).score.cp
+    assert scaled is not None and raw is not None
+    assert abs(raw) >= 100, f"the net already scores {fen} as level ({raw}): the test would show nothing"
+    assert abs(scaled) <= 50 and abs(scaled) <= abs(raw) / 4, (scaled, raw)
+
+
+@pytest.mark.parametrize("fen", [
+    "8/8/8/8/5kr1/7Q/K7/8 w - - 0 1",  # queen against rook: a win, a rook's worth more than a minor apart
+    "7k/8/7P/8/8/8/8/2B1K3 w - - 0 1",  # h-pawn and the dark bishop, the right one for h8 (the pawn held)
+    "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+])
+def test_material_that_can_win_is_left_alone(fen):
+    """No position of these searches is scaled: the same tree, node for node."""
+    on = analyse(fen, depth=7)
+    off = analyse(fen, depth=7, params={"DrawScale": 0})
+    assert (on.score, on.best_move, on.nodes) == (off.score, off.best_move, off.nodes)

@@ -1,4 +1,4 @@
-"""Mating a lone king: what the net does not know.
+"""Endings the net misjudges: mating a lone king, and material that cannot win.
 
 The net scores king and rook (or queen, or bishop and knight) against a bare king as won, but almost
 the same wherever the kings stand, and its small differences from one placement to the next are as
@@ -7,10 +7,17 @@ large as any progress, so the search has nothing to follow toward a mate that ca
 king pushed to the edge (to a corner of the bishop's colour with bishop and knight, the only corners it
 can be mated in) and the strong king brought close. Only without pawns: with them the net's own plan
 (promote) is the better one.
+
+The net also scores some endings as won that no play can win: two knights against a bare king, a lone
+minor more, a rook against a minor, a bishop and rook pawns whose queening corner is not the bishop's colour with the
+defending king in it. drawish_scale() shrinks its score there toward a draw, with the factors of
+Stockfish's classical evaluation (in 64ths), so that the search keeps the pawns it needs when ahead and
+the analysis does not show +2 in a dead draw.
 """
 
 from numba import njit
 
+from engine.core.bitboard import NOT_FILE_A, NOT_FILE_H, U64
 from engine.core.intrinsics import lsb, popcount
 from engine.layout import BB_ALL, BB_COLOR, BISHOP, BLACK, KING, KNIGHT, PAWN, QUEEN, ROOK, WHITE
 
@@ -21,6 +28,12 @@ CORNER_CP = 40  # bishop and knight: per step the weak king is nearer a mating c
 CLOSE_CP = 10  # per step the kings are closer than 7 (Chebyshev)
 LONE_KING_MAX_MEN = 5  # at most this many men on the board: the test stays off the middlegame's path
 NOT_KNOWN = 1 << 20  # lone_king()'s answer for every other position
+# drawish_scale(): when the side ahead has no pawns and at most a minor piece more (PIECE_CP, bishop = knight)
+SCALE_NO_MATING_MATERIAL = 0  # less than a rook in all: it cannot mate
+SCALE_MINOR_DEFENDS = 4  # the defender has at most a minor (rook v minor, two knights v king), of 64
+SCALE_PIECES_DEFEND = 14  # the defender has more (rook and bishop v rook, queen v two minors), of 64
+SCALE_WRONG_BISHOP = 0  # bishop and rook pawns, queening square not the bishop's colour, defending king on it
+DARK_SQUARES = U64(0xAA55AA55AA55AA55)  # a1, c1, ... (rank + file even)
 
 
 @njit(inline="always")
@@ -73,3 +86,66 @@ def lone_king(bb, side):
     else:
         score += EDGE_CP * _centre_distance(weak_king)
     return score if side == strong else -score
+
+
+@njit(inline="always")
+def _non_pawn_cp(bb, colour):
+    mine = bb[BB_COLOR + colour]
+    return (PIECE_CP[KNIGHT] * popcount(bb[KNIGHT] & mine) + PIECE_CP[BISHOP] * popcount(bb[BISHOP] & mine)
+            + PIECE_CP[ROOK] * popcount(bb[ROOK] & mine) + PIECE_CP[QUEEN] * popcount(bb[QUEEN] & mine))
+
+
+@njit(inline="always")
+def _wrong_bishop_draw(bb, strong):
+    """Bishop and pawns all on one rook file against a bare king that stands on or next to the queening
+    square, which is not the bishop's colour: a draw, however many pawns."""
+    weak = 1 - strong
+    mine = bb[BB_COLOR + strong]
+    pawns = bb[PAWN] & mine
+    if popcount(bb[BB_COLOR + weak]) != 1 or mine & (bb[KNIGHT] | bb[ROOK] | bb[QUEEN]) != 0:
+        return False
+    bishops = bb[BISHOP] & mine
+    if bishops == 0 or pawns == 0:
+        return False
+    if pawns & NOT_FILE_A == 0:
+        file = 0
+    elif pawns & NOT_FILE_H == 0:
+        file = 7
+    else:
+        return False
+    queening = file + (56 if strong == WHITE else 0)
+    if ((queening >> 3) + (queening & 7)) % 2 == 0:  # a dark queening square
+        if bishops & DARK_SQUARES != 0:
+            return False
+    elif bishops & ~DARK_SQUARES != 0:
+        return False
+    return _chebyshev(lsb(bb[KING] & bb[BB_COLOR + weak]), queening) <= 1
+
+
+@njit(inline="always")
+def _scaled(score, factor):
+    """score * factor / 64, rounded toward 0 so that both sides' scores stay mirror images."""
+    return score * factor // 64 if score >= 0 else -((-score * factor) // 64)
+
+
+@njit(inline="always")
+def drawish_scale(bb, side, score):
+    """The net's score for the side to move, scaled toward 0 where the side ahead cannot win by its
+    material: no pawns and at most a minor piece more, two knights against a bare king, or the wrong
+    bishop's rook pawns."""
+    strong = side if score > 0 else 1 - side
+    if bb[PAWN] & bb[BB_COLOR + strong] != 0:
+        if _wrong_bishop_draw(bb, strong):
+            return _scaled(score, SCALE_WRONG_BISHOP)
+        return score
+    strong_cp = _non_pawn_cp(bb, strong)
+    weak_cp = _non_pawn_cp(bb, 1 - strong)
+    if bb[BB_ALL] == bb[KING] | (bb[KNIGHT] & bb[BB_COLOR + strong]) and strong_cp <= 2 * PIECE_CP[KNIGHT]:
+        return _scaled(score, SCALE_NO_MATING_MATERIAL)  # two knights (or one) against a bare king
+    if strong_cp - weak_cp > PIECE_CP[BISHOP]:
+        return score
+    if strong_cp < PIECE_CP[ROOK]:
+        return _scaled(score, SCALE_NO_MATING_MATERIAL)
+    if weak_cp <= PIECE_CP[BISHOP]:
+        return _scaled(score, SCALE_MINOR_DEFENDS)
+    return _scaled(score, SCALE_PIECES_DEFEND)

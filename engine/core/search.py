@@ -18,7 +18,7 @@ from numba import njit
 
 from engine.core import nnue
 from engine.core.bitboard import U64
-from engine.core.endgames import NOT_KNOWN, lone_king
+from engine.core.endgames import NOT_KNOWN, drawish_scale, lone_king
 from engine.core.intrinsics import monotonic_ns, popcount
 from engine.core.movegen import check_squares, checkers_of, generate, gives_check, quiet_gives_check
 from engine.core.position import make_move, make_null, move_flag, move_from, move_to, unmake_move, unmake_null
@@ -105,6 +105,7 @@ from engine.params import (
     P_ASPIRATION,
     P_CONT_HISTORY,
     P_DELTA_MARGIN,
+    P_DRAW_SCALE,
     P_FUTILITY,
     P_FUTILITY_BASE,
     P_FUTILITY_PER_PLY,
@@ -160,11 +161,14 @@ def _tick(ctl):
 @njit(inline="always")
 def _static_eval(T, bb, board, st, S, NET, ACC, ply):
     """The position's static evaluation, side to move: a bare king's by rule (engine/core/endgames.py),
-    else the net's."""
+    else the net's, scaled toward a draw where the material cannot win."""
     known = lone_king(bb, st[ST_SIDE])
     if known != NOT_KNOWN:
         return known
-    return nnue.evaluate(NET, ACC, ply, st[ST_SIDE], bb[BB_ALL])
+    score = nnue.evaluate(NET, ACC, ply, st[ST_SIDE], bb[BB_ALL])
+    if S[S_PARAMS + P_DRAW_SCALE] != 0:
+        return drawish_scale(bb, st[ST_SIDE], score)
+    return score
 
 
 @njit(inline="always")
