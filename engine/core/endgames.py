@@ -33,7 +33,7 @@ SCALE_NO_MATING_MATERIAL = 0  # less than a rook in all: it cannot mate
 SCALE_MINOR_DEFENDS = 4  # the defender has at most a minor (rook v minor, two knights v king), of 64
 SCALE_PIECES_DEFEND = 14  # the defender has more (rook and bishop v rook, queen v two minors), of 64
 SCALE_WRONG_BISHOP = 0  # bishop and rook pawns, queening square not the bishop's colour, defending king on it
-DARK_SQUARES = U64(0xAA55AA55AA55AA55)  # a1, c1, ... (rank + file even)
+DARK_SQUARES = U64(0xAA55AA55AA55AA55)  # the squares _dark() names, as a set
 
 
 @njit(inline="always")
@@ -44,6 +44,21 @@ def _chebyshev(a, b):
 @njit(inline="always")
 def _manhattan(a, b):
     return abs((a >> 3) - (b >> 3)) + abs((a & 7) - (b & 7))
+
+
+@njit(inline="always")
+def _dark(sq):
+    """a1, c1, ...: rank + file even."""
+    return ((sq >> 3) + (sq & 7)) % 2 == 0
+
+
+@njit(inline="always")
+def _non_pawn_cp(bb, colour):
+    mine = bb[BB_COLOR + colour]
+    cp = 0
+    for piece in range(KNIGHT, QUEEN + 1):
+        cp += PIECE_CP[piece] * popcount(bb[piece] & mine)
+    return cp
 
 
 @njit(inline="always")
@@ -73,12 +88,10 @@ def lone_king(bb, side):
         return NOT_KNOWN  # two knights, or a lone minor: no forced mate
     weak_king = lsb(bb[KING] & bb[BB_COLOR + 1 - strong])
     strong_king = lsb(bb[KING] & mine)
-    score = KNOWN_WIN_CP + CLOSE_CP * (7 - _chebyshev(weak_king, strong_king))
-    for piece in range(KNIGHT, QUEEN + 1):
-        score += PIECE_CP[piece] * popcount(bb[piece] & mine)
+    score = KNOWN_WIN_CP + CLOSE_CP * (7 - _chebyshev(weak_king, strong_king)) + _non_pawn_cp(bb, strong)
     if not heavy and n_bishops == 1 and n_knights == 1:
         b = lsb(bb[BISHOP] & mine)
-        if ((b >> 3) + (b & 7)) % 2 == 0:  # a dark-squared bishop mates on a1 or h8
+        if _dark(b):  # a dark-squared bishop mates on a1 or h8
             corner = min(_manhattan(weak_king, 0), _manhattan(weak_king, 63))
         else:
             corner = min(_manhattan(weak_king, 7), _manhattan(weak_king, 56))
@@ -86,13 +99,6 @@ def lone_king(bb, side):
     else:
         score += EDGE_CP * _centre_distance(weak_king)
     return score if side == strong else -score
-
-
-@njit(inline="always")
-def _non_pawn_cp(bb, colour):
-    mine = bb[BB_COLOR + colour]
-    return (PIECE_CP[KNIGHT] * popcount(bb[KNIGHT] & mine) + PIECE_CP[BISHOP] * popcount(bb[BISHOP] & mine)
-            + PIECE_CP[ROOK] * popcount(bb[ROOK] & mine) + PIECE_CP[QUEEN] * popcount(bb[QUEEN] & mine))
 
 
 @njit(inline="always")
@@ -114,7 +120,7 @@ def _wrong_bishop_draw(bb, strong):
     else:
         return False
     queening = file + (56 if strong == WHITE else 0)
-    if ((queening >> 3) + (queening & 7)) % 2 == 0:  # a dark queening square
+    if _dark(queening):
         if bishops & DARK_SQUARES != 0:
             return False
     elif bishops & ~DARK_SQUARES != 0:
