@@ -28,11 +28,12 @@ PIECE_VALUES = {"p": 1, "n": 3, "b": 3, "r": 5, "q": 9}
 
 # The constants now in force (issue 36, 2026-11-26): Kibitz (net-h2) against itself at 300 000 nodes a move
 # (a 10+0.1 move's worth), 216 distinct games; judged by five-fold cross-validation over whole games
-# (docs/benchmarks.md "WDL model" has the report, docs/wdl.md the commands). net-i8 keeps net-h2's score
-# scale (python -m training scale), so they hold for it: on 222 games of net-i8 at 10+0.1 that the fit never
-# saw, every score bin's draw share is within 4.0 points (training wdl --check; docs/benchmarks.md "WDL model
-# at the clock"). Those clock games keep coming from the SPRTs and are to join the next fit. Before: gen7's
-# games at 5000 nodes, which read the start position as 20% drawn. Refit when a new net changes the score scale.
+# (docs/benchmarks.md "WDL model" has the report, docs/wdl.md the commands). net-i8 and net-l keep net-h2's
+# score scale (python -m training scale: 0.995, 0.994), so they hold for them: on 222 games of net-i8 at
+# 10+0.1 that the fit never saw, every score bin's draw share is within 4.0 points (training wdl --check;
+# docs/benchmarks.md "WDL model at the clock"). Those clock games keep coming from the SPRTs and are to
+# join the next fit. Before: gen7's games at 5000 nodes, which read the start position as 20% drawn. Refit
+# when a new net changes the score scale.
 # BEGIN FITTED (python -m training wdl --write; do not edit by hand)
 # Fitted on /work/data/wdl/selfplay-300k.jsonl, /work/data/wdl/selfplay-300k-h32.jsonl
 # by python -m training wdl (--games | --data) ... --write. Coefficients of x^3, x^2, x, 1.
