@@ -24,20 +24,28 @@ RANGES = ((0, 10), (10, 20), (20, 30), (30, 40), (40, 60), (60, 80), (80, 1000))
 AFTER_MOVE = 30  # the clock left after this move: how much of the base time the opening and middlegame got
 
 
-def games(journal):
-    """(base s, increment s, [(a_is_white, [clock after each ply, s])]) of one journal's finished games."""
+def read(journal):
+    """(base s, increment s, [pair entries]) of one journal played on a clock."""
     lines = pathlib.Path(journal).read_text().splitlines()
     limits = json.loads(lines[0])["settings"]["limits"]
     try:
         base, inc = (float(x) for x in limits.split("+"))
     except ValueError:
         raise SystemExit(f"{journal}: played at {limits!r}, not on a clock (BASE+INC)") from None
-    out = []
+    pairs = []
     for line in lines[1:]:
         try:
-            pair = json.loads(line)
+            pairs.append(json.loads(line))
         except json.JSONDecodeError:
             continue  # a line torn by a kill
+    return base, inc, pairs
+
+
+def games(journal):
+    """(base s, increment s, [(a_is_white, [clock after each ply, s])]) of one journal's finished games."""
+    base, inc, pairs = read(journal)
+    out = []
+    for pair in pairs:
         for pgn in pair["pgn"]:
             clocks = [int(h) * 3600 + int(m) * 60 + float(s) for h, m, s in CLOCK.findall(pgn)]
             if clocks:

@@ -11,7 +11,6 @@ differently (benchmarks/clock_use.py), or later.
 
 import argparse
 import io
-import json
 import pathlib
 import re
 import statistics
@@ -21,7 +20,7 @@ import chess.pgn
 
 if __package__ in (None, ""):
     sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
-from benchmarks.clock_use import games as clock_settings
+from benchmarks import clock_use
 from benchmarks.common import table
 
 EVAL = re.compile(r"\[%eval (#)?(-?[\d.]+)\]")
@@ -33,13 +32,9 @@ SAW_IT = -0.5  # A's own score at or below this: it knew it stood worse
 def lost_games(journal):
     """(base s, increment s, [(a_is_white, [(mover_is_white, score from White's side or None, clock)])])
     of the games A lost in one journal."""
-    base, inc, _ = clock_settings(journal)
+    base, inc, pairs = clock_use.read(journal)
     out = []
-    for line in pathlib.Path(journal).read_text().splitlines()[1:]:
-        try:
-            pair = json.loads(line)
-        except json.JSONDecodeError:
-            continue  # a line torn by a kill
+    for pair in pairs:
         for text in pair["pgn"]:
             game = chess.pgn.read_game(io.StringIO(text))
             a_white = game.headers.get("White") == "A"
@@ -61,21 +56,21 @@ def turning_point(base, inc, a_white, plies, margin):
     """(move number, A's score before it, A's seconds spent, B's seconds spent) at B's first score of at
     least `margin` for itself, or None if it never reached it."""
     a_score = None
-    spent = {True: 0.0, False: 0.0}  # by "is A"
-    last = {True: base, False: base}
-    for i, (white_moved, score, clock) in enumerate(plies):
-        is_a = white_moved == a_white
-        if clock is not None:
-            spent[is_a] += last[is_a] + inc - clock
-            last[is_a] = clock
+    for i, (white_moved, score, _) in enumerate(plies):
         if score is None:
             continue
         own = score if white_moved else -score
-        if is_a:
+        if white_moved == a_white:
             a_score = own
         elif own >= margin:
-            return i // 2 + 1, a_score, spent[True], spent[False]
+            played = plies[:i + 1]
+            return (i // 2 + 1, a_score, _spent(base, inc, played, a_white), _spent(base, inc, played, not a_white))
     return None
+
+
+def _spent(base, inc, plies, white):
+    """Seconds one side's moves among `plies` took (benchmarks/clock_use.py's reading of the clocks)."""
+    return sum(clock_use.spent(base, inc, [c for w, _, c in plies if w == white and c is not None]))
 
 
 def report(journals, margin):
