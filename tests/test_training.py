@@ -219,6 +219,8 @@ def test_the_whole_pipeline_on_tiny_data(tmp_path, monkeypatch, buckets):
     _, settings = train.train([data], tuned, hidden=NNUE_HIDDEN, epochs=1, batch=64, lr=1e-4, init=net_file,
                               log=lambda s: None)
     assert settings["init"] == str(net_file) and len(settings["history"]) == 1 and settings["buckets"] == buckets
+    start_val = settings["init_val_loss"]  # the starting net's loss on the held-back games, before any step
+    assert 0 < start_val < 1
     export.export(tuned, tmp_path / "tuned.nnue")
     lineage = json.loads((tmp_path / "tuned.json").read_text())
     assert lineage["init"] == str(net_file) and lineage["init_net"] == provenance
@@ -228,6 +230,7 @@ def test_the_whole_pipeline_on_tiny_data(tmp_path, monkeypatch, buckets):
         _, settings = train.train([data], bucketed, hidden=NNUE_HIDDEN, epochs=0, init=net_file, buckets=8,
                                   log=lambda s: None)
         assert settings["buckets"] == 8
+        assert settings["init_val_loss"] == pytest.approx(start_val, rel=1e-5)  # the same evaluations, so the same loss
         export.export(bucketed, tmp_path / "bucketed.nnue")
         assert np.array_equal(export.quantised_eval(*nnue.read(tmp_path / "bucketed.nnue"), *features.extract(again)),
                               export.quantised_eval(*nnue.read(net_file), *features.extract(again)))

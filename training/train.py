@@ -275,6 +275,12 @@ def train(data, out, hidden=256, epochs=30, batch=16384, lr=1e-3, final_lr=1e-5,
     bucket = nnue.bucket_of(count, buckets).astype(np.int8)
     threads = get_num_threads()
     g1, gb1, g2, gb2, scratch = gradient_buffers(threads, hidden, buckets)
+    init_val = None
+    if init and start_epoch == 0:
+        # The starting net's own loss on the held-back games: the bar a tuned net must clear on new data.
+        init_val = float(_loss(val_rows, own, other, count, bucket, target, params["w1"], params["b1"],
+                               params["w2"], params["b2"], scratch, scale, MIRROR))
+        log(f"train: validation {init_val:.6f} with --init's weights, before any step")
     rng = np.random.default_rng(seed + 1000 * start_epoch)
     batches = max(1, len(train_rows) // batch)
     total = epochs * batches
@@ -309,7 +315,7 @@ def train(data, out, hidden=256, epochs=30, batch=16384, lr=1e-3, final_lr=1e-5,
     settings = {"data": [str(d) for d in data], "positions": int(len(recs)), "training": int(len(train_rows)),
                 "held_back": int(len(val_rows)), "games": games, "hidden": hidden, "buckets": buckets,
                 "epochs": epochs, "batch": batch, "lr": lr, "final_lr": final_lr, "result_weight": result_weight,
-                "mirror": mirror, "init": str(init) if init else None,
+                "mirror": mirror, "init": str(init) if init else None, "init_val_loss": init_val,
                 "seed": seed, "k": k, "scale": SCALE, "clip": CLIP, "threads": threads, "history": history}
     np.savez(out, **params, settings=json.dumps(settings))
     log(f"train: wrote {out}")
