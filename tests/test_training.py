@@ -259,3 +259,12 @@ def test_scale_reads_how_much_larger_a_net_scores_the_held_back_positions(tmp_pa
     assert 10 <= n <= len(games) and same == pytest.approx(1.0) and corr == pytest.approx(1.0)  # |eval| > 10 pawns out
     _, mean_twice, mean_old, twice, _ = scale.compare(tmp_path / "twice.nnue", DEFAULT_NET, [tmp_path / "data"])
     assert twice == pytest.approx(2.0, abs=0.01) and mean_twice == pytest.approx(2 * mean_old, rel=0.01)
+    # export --rescale: the shipped net's own weights, every evaluation 1.25 times as large once quantised.
+    weights = tmp_path / "shipped.npz"
+    np.savez(weights, **train.weights_of_net(DEFAULT_NET), settings=json.dumps({}))
+    export.export(weights, tmp_path / "larger.nnue", rescale=1.25)
+    _, _, _, larger, corr = scale.compare(tmp_path / "larger.nnue", DEFAULT_NET, [tmp_path / "data"])
+    assert larger == pytest.approx(1.25, abs=0.01) and corr == pytest.approx(1.0, abs=1e-3)
+    assert json.loads((tmp_path / "larger.json").read_text())["rescale"] == 1.25
+    with pytest.raises(SystemExit, match="--rescale 4"):
+        export.export(weights, tmp_path / "no.nnue", rescale=4)

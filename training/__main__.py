@@ -39,6 +39,8 @@ def main(argv=None):
     e.add_argument("weights", help="the .npz that train wrote")
     e.add_argument("net", help="the net file to write, e.g. engine/nets/kibitz.nnue")
     e.add_argument("--check", default=None, help="a dataset folder: compare quantised and float evaluations")
+    e.add_argument("--rescale", type=float, default=None, metavar="FACTOR",
+                   help="multiply every evaluation by FACTOR (1 / what `training scale` read against the shipped net)")
     w = sub.add_parser("wdl", help="fit the win/draw/loss model (engine/wdl.py) to self-play games")
     w.add_argument("--games", action="append", help="a benchmarks/match.py journal with [%%eval]s (repeat for several)")
     w.add_argument("--data", action="append", help="a gen dataset folder (repeat for several)")
@@ -80,7 +82,7 @@ def main(argv=None):
         from training import export, records
 
         sample = records.load(args.check)[:2000] if args.check else None
-        export.export(args.weights, args.net, sample)
+        export.export(args.weights, args.net, sample, rescale=args.rescale)
 
 
 if __name__ == "__main__":

@@ -22,7 +22,10 @@ from training.train import with_buckets
 def quantise(params):
     w1 = np.round(params["w1"] * nnue.QA).astype(np.int16)
     b1 = np.round(params["b1"] * nnue.QA).astype(np.int16)
-    w2 = np.round(params["w2"] * nnue.QB).astype(np.int16)
+    w2 = np.round(params["w2"] * nnue.QB)
+    if np.abs(w2).max() > np.iinfo(np.int16).max:
+        raise SystemExit(f"export: an output weight quantises to {int(np.abs(w2).max())}, beyond int16")
+    w2 = w2.astype(np.int16)
     b2 = np.round(params["b2"] * nnue.OUT_DIV).astype(np.int64)
     return w1, b1, w2, b2
 
@@ -55,13 +58,27 @@ def quantised_eval(w1, b1, w2, b2, own, other, count):
     return out
 
 
-def export(src, dst, sample=None):
+def rescaled(params, factor):
+    """The same net with every evaluation multiplied by factor: the output layer is linear in the hidden
+    activations, so scaling its weights and biases scales the output exactly (before rounding)."""
+    if not 0.5 <= factor <= 2.0:
+        raise SystemExit(f"export: --rescale {factor}: expected a factor between 0.5 and 2 (a net's scale drifts "
+                         f"by a few percent; `training scale` measures it)")
+    return {**params, "w2": params["w2"] * np.float32(factor), "b2": params["b2"] * np.float32(factor)}
+
+
+def export(src, dst, sample=None, rescale=None):
+    """rescale: multiply every evaluation by this factor (1 / what `training scale` read), so that a tuned net
+    keeps the score scale the WDL model and the search's margins were fitted to."""
     from training import features
 
     z = np.load(pathlib.Path(src).expanduser())
     params = with_buckets({n: z[n] for n in ("w1", "b1", "w2", "b2")})
     settings = json.loads(str(z["settings"]))
     settings["buckets"] = len(params["b2"])  # weights trained before buckets have one, and no such setting
+    if rescale is not None:
+        params = rescaled(params, rescale)
+        settings["rescale"] = rescale
     w1, b1, w2, b2 = quantise(params)
     dst = pathlib.Path(dst)
     dst.parent.mkdir(parents=True, exist_ok=True)
