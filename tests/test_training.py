@@ -221,6 +221,9 @@ def test_the_whole_pipeline_on_tiny_data(tmp_path, monkeypatch, buckets):
     assert settings["init"] == str(net_file) and len(settings["history"]) == 1 and settings["buckets"] == buckets
     start_val = settings["init_val_loss"]  # the starting net's loss on the held-back games, before any step
     assert 0 < start_val < 1
+    _, resumed = train.train([data], tuned, hidden=NNUE_HIDDEN, epochs=2, batch=64, lr=1e-4, init=net_file,
+                             resume=True, log=lambda s: None)
+    assert len(resumed["history"]) == 2 and resumed["init_val_loss"] == start_val  # kept by the checkpoint
     export.export(tuned, tmp_path / "tuned.nnue")
     lineage = json.loads((tmp_path / "tuned.json").read_text())
     assert lineage["init"] == str(net_file) and lineage["init_net"] == provenance

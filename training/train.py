@@ -262,6 +262,7 @@ def train(data, out, hidden=256, epochs=30, batch=16384, lr=1e-3, final_lr=1e-5,
         buckets = len(params["b2"])
         start_epoch, step = int(z["epoch"]), int(z["step"])
         history = json.loads(str(z["history"]))
+        init_val = float(z["init_val"]) if "init_val" in z.files and not np.isnan(z["init_val"]) else None
         log(f"train: resumed after epoch {start_epoch}")
     else:
         if buckets is None:
@@ -271,15 +272,19 @@ def train(data, out, hidden=256, epochs=30, batch=16384, lr=1e-3, final_lr=1e-5,
             raise SystemExit(f"train: {init} has {len(params['b1'])} hidden units, not --hidden {hidden}")
         moments = {n: (np.zeros_like(p), np.zeros_like(p)) for n, p in params.items()}
         start_epoch, step, history = 0, 0, []
+        init_val = None
 
     bucket = nnue.bucket_of(count, buckets).astype(np.int8)
     threads = get_num_threads()
     g1, gb1, g2, gb2, scratch = gradient_buffers(threads, hidden, buckets)
-    init_val = None
+
+    def validation():
+        return float(_loss(val_rows, own, other, count, bucket, target, params["w1"], params["b1"], params["w2"],
+                           params["b2"], scratch, scale, MIRROR))
+
     if init and start_epoch == 0:
         # The starting net's own loss on the held-back games: the bar a tuned net must clear on new data.
-        init_val = float(_loss(val_rows, own, other, count, bucket, target, params["w1"], params["b1"],
-                               params["w2"], params["b2"], scratch, scale, MIRROR))
+        init_val = validation()
         log(f"train: validation {init_val:.6f} with --init's weights, before any step")
     rng = np.random.default_rng(seed + 1000 * start_epoch)
     batches = max(1, len(train_rows) // batch)
@@ -302,16 +307,15 @@ def train(data, out, hidden=256, epochs=30, batch=16384, lr=1e-3, final_lr=1e-5,
                 _adam(params[name].reshape(-1), (grad / n).reshape(-1), m.reshape(-1), v.reshape(-1), rate, step,
                       CLIP)
         seconds = time.perf_counter() - t0
-        val = _loss(val_rows, own, other, count, bucket, target, params["w1"], params["b1"], params["w2"],
-                    params["b2"], scratch, scale, MIRROR)
-        row = {"epoch": epoch + 1, "train_loss": loss_sum / (batches * batch), "val_loss": float(val),
+        val = validation()
+        row = {"epoch": epoch + 1, "train_loss": loss_sum / (batches * batch), "val_loss": val,
                "lr": rate, "seconds": round(seconds, 1), "positions_per_s": round(batches * batch / seconds)}
         history.append(row)
         log(f"train: epoch {epoch + 1}/{epochs}  loss {row['train_loss']:.6f}  validation {val:.6f}  "
             f"lr {rate:.2e}  {seconds:.0f} s  {row['positions_per_s']} positions/s")
         np.savez(ckpt, **params, **{"m_" + n: mv[0] for n, mv in moments.items()},
                  **{"v_" + n: mv[1] for n, mv in moments.items()}, epoch=epoch + 1, step=step,
-                 history=json.dumps(history))
+                 history=json.dumps(history), init_val=np.nan if init_val is None else init_val)
     settings = {"data": [str(d) for d in data], "positions": int(len(recs)), "training": int(len(train_rows)),
                 "held_back": int(len(val_rows)), "games": games, "hidden": hidden, "buckets": buckets,
                 "epochs": epochs, "batch": batch, "lr": lr, "final_lr": final_lr, "result_weight": result_weight,
