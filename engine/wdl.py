@@ -33,7 +33,8 @@ PIECE_VALUES = {"p": 1, "n": 3, "b": 3, "r": 5, "q": 9}
 # 10+0.1 that the fit never saw, every score bin's draw share is within 4.0 points (training wdl --check;
 # docs/benchmarks.md "WDL model at the clock"). Those clock games keep coming from the SPRTs and are to
 # join the next fit. Before: gen7's games at 5000 nodes, which read the start position as 20% drawn. Refit
-# when a new net changes the score scale.
+# when a new net changes the score scale: net-n1 (shipped 2026-11-26) scores 0.962 x net-l, so with these
+# constants its win chances read a little less sure than they are until a fit on its own games.
 # BEGIN FITTED (python -m training wdl --write; do not edit by hand)
 # Fitted on /work/data/wdl/selfplay-300k.jsonl, /work/data/wdl/selfplay-300k-h32.jsonl
 # by python -m training wdl (--games | --data) ... --write. Coefficients of x^3, x^2, x, 1.
