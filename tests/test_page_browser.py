@@ -198,6 +198,9 @@ def drag(page, from_square, to_square):
         box = page.locator(f"#board rect[data-square='{square}']").bounding_box()
         return box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
 
+    # The board takes input again only once its last move is over (a frame after #fen shows it, later under
+    # load): until then it drops a press. Its dragged piece is removed at that moment.
+    page.wait_for_function("() => !document.querySelector('.cm-chessboard-draggable-piece')")
     page.mouse.move(*centre(from_square))
     page.mouse.down()
     page.mouse.move(*centre(to_square), steps=10)
