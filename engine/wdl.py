@@ -26,20 +26,17 @@ MATERIAL_RANGE = (17, 78)  # below 17 or above 78 the fit has too few positions 
 MATERIAL_NORM = 58
 PIECE_VALUES = {"p": 1, "n": 3, "b": 3, "r": 5, "q": 9}
 
-# The constants now in force (issue 36, 2026-11-26): Kibitz (net-h2) against itself at 300 000 nodes a move
-# (a 10+0.1 move's worth), 216 distinct games; judged by five-fold cross-validation over whole games
-# (docs/benchmarks.md "WDL model" has the report, docs/wdl.md the commands). net-i8 and net-l keep net-h2's
-# score scale (python -m training scale: 0.995, 0.994), so they hold for them: on 222 games of net-i8 at
-# 10+0.1 that the fit never saw, every score bin's draw share is within 4.0 points (training wdl --check;
-# docs/benchmarks.md "WDL model at the clock"). Those clock games keep coming from the SPRTs and are to
-# join the next fit. Before: gen7's games at 5000 nodes, which read the start position as 20% drawn. Refit
-# when a new net changes the score scale: net-n1 (shipped 2026-11-26) scores 0.962 x net-l, so with these
-# constants its win chances read a little less sure than they are until a fit on its own games.
+# The constants now in force (issue 32, 2026-11-27): Kibitz (net-n1) against itself at 300 000 nodes a move
+# (a 10+0.1 move's worth), 222 distinct games, B with a 32 MB table so a pair's games differ; judged by
+# five-fold cross-validation over whole games (docs/benchmarks.md "WDL model" has the report, docs/wdl.md
+# the commands). net-n1 scores 0.962 x net-l and draws more of its games (65% against net-h2's 58%): the
+# constants before (net-h2's games) read its drawn share up to 8.4 points low. Refit when a new net changes
+# the score scale by more than 3% (python -m training scale), on games it played.
 # BEGIN FITTED (python -m training wdl --write; do not edit by hand)
-# Fitted on /work/data/wdl/selfplay-300k.jsonl, /work/data/wdl/selfplay-300k-h32.jsonl
+# Fitted on /work/data/wdl/selfplay-300k-n1.jsonl
 # by python -m training wdl (--games | --data) ... --write. Coefficients of x^3, x^2, x, 1.
-A = (-118.657, 514.976, -695.696, 390.078)
-B = (318.296, -801.878, 624.674, -87.495)
+A = (496.438, -1112.747, 662.361, 60.878)
+B = (265.908, -628.013, 485.556, -68.316)
 # END FITTED
 
 
