@@ -47,6 +47,10 @@ PARAMS = [
     # evaluation: the net's score shrunk toward a draw where the side ahead has no pawns and at most a minor
     # more, or the wrong bishop's rook pawns (engine/core/endgames.py drawish_scale)
     ("DrawScale", 1, 0, 1),
+    # the net's score x EgScale/64 with 30 or less of material (P=1, N=B=3, R=5, Q=9, both sides), rising
+    # linearly to x 1 at 60: its endgame scores need ~1.7x its middlegame's to win as often (the WDL fit's
+    # a(m), docs/wdl.md), so without it the search trades into endings it overrates; 64 = off
+    ("EgScale", 64, 16, 64),
 ]
 
 INDEX = {name: i for i, (name, *_rest) in enumerate(PARAMS)}
@@ -78,3 +82,4 @@ P_SEE_QUIET_MARGIN = INDEX["SeeQuietMargin"]
 P_SEE_CAPTURE_MARGIN = INDEX["SeeCaptureMargin"]
 P_DELTA_MARGIN = INDEX["DeltaMargin"]
 P_DRAW_SCALE = INDEX["DrawScale"]
+P_EG_SCALE = INDEX["EgScale"]

@@ -106,6 +106,7 @@ from engine.params import (
     P_CONT_HISTORY,
     P_DELTA_MARGIN,
     P_DRAW_SCALE,
+    P_EG_SCALE,
     P_FUTILITY,
     P_FUTILITY_BASE,
     P_FUTILITY_PER_PLY,
@@ -166,6 +167,12 @@ def _static_eval(T, bb, board, st, S, NET, ACC, ply):
     if known != NOT_KNOWN:
         return known
     score = nnue.evaluate(NET, ACC, ply, st[ST_SIDE], bb[BB_ALL])
+    eg = S[S_PARAMS + P_EG_SCALE]
+    if eg != 64:
+        m = popcount(bb[PAWN]) + 3 * popcount(bb[KNIGHT] | bb[BISHOP]) + 5 * popcount(bb[ROOK]) \
+            + 9 * popcount(bb[QUEEN])
+        f = eg + (64 - eg) * min(max(m - 30, 0), 30) // 30
+        score = score * f // 64 if score >= 0 else -((-score) * f // 64)  # rounded toward 0
     if S[S_PARAMS + P_DRAW_SCALE] != 0:
         return drawish_scale(bb, st[ST_SIDE], score)
     return score
