@@ -50,7 +50,7 @@ PARAMS = [
     # the net's score x EgScale/64 with 30 or less of material (P=1, N=B=3, R=5, Q=9, both sides), rising
     # linearly to x 1 at 60: its endgame scores need ~1.7x its middlegame's to win as often (the WDL fit's
     # a(m), docs/wdl.md), so without it the search trades into endings it overrates; 64 = off
-    ("EgScale", 64, 16, 64),
+    ("EgScale", 40, 16, 64),
 ]
 
 INDEX = {name: i for i, (name, *_rest) in enumerate(PARAMS)}

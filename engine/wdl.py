@@ -22,6 +22,8 @@ the evaluation's score scale: when the evaluation changes, refit on games it pla
 
 import math
 
+from engine.params import DEFAULTS, INDEX
+
 MATERIAL_RANGE = (17, 78)  # below 17 or above 78 the fit has too few positions to say more
 MATERIAL_NORM = 58
 PIECE_VALUES = {"p": 1, "n": 3, "b": 3, "r": 5, "q": 9}
@@ -37,7 +39,24 @@ PIECE_VALUES = {"p": 1, "n": 3, "b": 3, "r": 5, "q": 9}
 # by python -m training wdl (--games | --data) ... --write. Coefficients of x^3, x^2, x, 1.
 A = (496.438, -1112.747, 662.361, 60.878)
 B = (265.908, -628.013, 485.556, -68.316)
+FIT_EG_SCALE = 64
 # END FITTED
+
+# The search scales the net's score by material (EgScale, engine/core/search.py _static_eval), so a score
+# means less in an ending than the same score did in the fitted games if they were played with another
+# EgScale: a(m) and b(m) scale with it (eg_ratio) until the next refit on games of the build in force.
+EG_SCALE = DEFAULTS[INDEX["EgScale"]]
+
+
+def eg_factor(m, eg_scale):
+    """The search's EgScale factor at material m: eg_scale/64 at 30 or less, rising to 1 at 60 (integer
+    steps, as the compiled search computes it)."""
+    return (eg_scale + (64 - eg_scale) * min(max(m - 30, 0), 30) // 30) / 64
+
+
+def eg_ratio(m):
+    """Scores of the build in force over the fitted games' scores for one position of material m."""
+    return eg_factor(m, EG_SCALE) / eg_factor(m, FIT_EG_SCALE)
 
 
 def material(fen):
@@ -46,9 +65,10 @@ def material(fen):
 
 
 def params(m, a=A, b=B):
-    """(a, b) of the model for material m (clamped to MATERIAL_RANGE)."""
+    """(a, b) of the model for material m (clamped to MATERIAL_RANGE), in the search's units (eg_ratio)."""
     x = min(max(m, MATERIAL_RANGE[0]), MATERIAL_RANGE[1]) / MATERIAL_NORM
-    return (((a[0] * x + a[1]) * x + a[2]) * x + a[3]), (((b[0] * x + b[1]) * x + b[2]) * x + b[3])
+    r = eg_ratio(m)
+    return (((a[0] * x + a[1]) * x + a[2]) * x + a[3]) * r, (((b[0] * x + b[1]) * x + b[2]) * x + b[3]) * r
 
 
 def _logistic(z):

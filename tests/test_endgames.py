@@ -60,7 +60,7 @@ DEAD_EDGES = [
 @pytest.mark.parametrize("fen", DEAD_EDGES)
 def test_material_that_cannot_win_is_scored_near_a_draw(fen):
     scaled = analyse(fen, depth=8).score.cp
-    raw = analyse(fen, depth=8, params={"DrawScale": 0}).score.cp
+    raw = analyse(fen, depth=8, params={"DrawScale": 0, "EgScale": 64}).score.cp  # the net's own score
     assert scaled is not None and raw is not None
     assert abs(raw) >= 100, f"the net already scores {fen} as level ({raw}): the test would show nothing"
     assert abs(scaled) <= 50 and abs(scaled) <= abs(raw) / 4, (scaled, raw)
@@ -75,4 +75,23 @@ def test_material_that_can_win_is_left_alone(fen):
     """No position of these searches is scaled: the same tree, node for node."""
     on = analyse(fen, depth=7)
     off = analyse(fen, depth=7, params={"DrawScale": 0})
+    assert (on.score, on.best_move, on.nodes) == (off.score, off.best_move, off.nodes)
+
+
+@pytest.mark.parametrize("fen", [
+    "8/8/3k4/8/8/2r5/8/4K2Q w - - 0 1",  # queen against rook: 14 of material
+    "8/5pk1/6p1/8/3R4/6P1/5PK1/8 w - - 0 1",  # a rook up with pawns: 11
+])
+def test_endgame_scores_are_scaled_by_eg_scale(fen):
+    """EgScale (engine/params.py): with 30 or less of material the net's score x EgScale / 64."""
+    full = analyse(fen, depth=8, params={"EgScale": 64}).score.cp
+    scaled = analyse(fen, depth=8, params={"EgScale": 40}).score.cp
+    assert abs(full) >= 150, f"the net scores {fen} near level ({full}): the test would show nothing"
+    assert abs(scaled - full * 40 / 64) <= 0.15 * abs(full), (scaled, full)
+
+
+def test_a_full_board_is_not_scaled():
+    """From the start, one ply and the quiescence search behind it reach no capture: nothing below 60."""
+    on = analyse("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1", depth=1, params={"EgScale": 40})
+    off = analyse("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1", depth=1, params={"EgScale": 64})
     assert (on.score, on.best_move, on.nodes) == (off.score, off.best_move, off.nodes)

@@ -375,7 +375,7 @@ def s(tmp_path_factory):
 def test_a_review_marks_the_known_blunder_and_reads_back_in_python_chess(s, monkeypatch):
     monkeypatch.setenv("KIBITZ_CACHE_TABLE", s.aws.resources["AnalysisCacheTable"]["Ref"])
     pgn = SHILLING + "\n" + SHILLING.replace("Greed", "Greed again")  # two games
-    status, body = s.post({"pgn": pgn, "review": True, "depth": 8})
+    status, body = s.post({"pgn": pgn, "review": True, "depth": 10})  # at depth 8, 5. Nxf7 reads as a mistake (EgScale)
     assert status == 202 and body["total"] == 30
     job_id = body["job_id"]
     status, early, _ = get_pgn(s, job_id)
@@ -405,7 +405,7 @@ def test_a_review_marks_the_known_blunder_and_reads_back_in_python_chess(s, monk
         if not node.nags and from_evals is not None:
             assert best[node.ply() - 1] == node.move.uci(), (node.move, from_evals)
     # A repeated review answers every position from the cache (but the final mate, which needs no search).
-    status, again = s.post({"pgn": SHILLING, "review": True, "depth": 8})
+    status, again = s.post({"pgn": SHILLING, "review": True, "depth": 10})
     run_queue(s)
     results = s.results(again["job_id"])
     assert [r.analysis.cached for r in results] == [True] * 14 + [False]

@@ -32,6 +32,41 @@ def test_probabilities_sum_to_1000_rise_with_the_score_and_mirror(m):
     assert wdl.wdl(Score(cp=0), m)[0] == wdl.wdl(Score(cp=0), m)[2]
 
 
+def test_a_and_b_follow_the_searchs_endgame_scale_when_the_fit_had_another(monkeypatch):
+    monkeypatch.setattr(wdl, "FIT_EG_SCALE", 64)
+    monkeypatch.setattr(wdl, "EG_SCALE", 64)  # the search as the fitted games had it
+    raw = {m: wdl.params(m) for m in (17, 30, 45, 60, 78)}
+    before = wdl.wdl(Score(cp=300), 20)
+    monkeypatch.setattr(wdl, "EG_SCALE", 32)  # endgame scores half what the fit saw
+    for m in (17, 30):  # 30 or less: the full EgScale factor
+        assert wdl.params(m) == pytest.approx((raw[m][0] / 2, raw[m][1] / 2))
+    a, b = wdl.params(45)  # half way to 60
+    assert raw[45][0] / 2 < a < raw[45][0] and raw[45][1] / 2 < b < raw[45][1]
+    for m in (60, 78):  # from 60 of material the search does not scale
+        assert wdl.params(m) == raw[m]
+    # the same position, its score halved by the search, keeps its win, draw and loss
+    assert wdl.wdl(Score(cp=150), 20) == before
+
+
+def test_the_fit_knows_the_games_endgame_scale_and_refuses_two(tmp_path):
+    import json
+
+    from engine.params import DEFAULTS, INDEX
+    from training import wdl as fit
+
+    def journal(name, a, b):
+        path = tmp_path / name
+        path.write_text(json.dumps({"settings": {"a": {"options": a}, "b": {"options": b}}}) + "\n")
+        return path
+
+    assert fit.games_eg_scale([journal("plain", {"Hash": 16}, {})]) == DEFAULTS[INDEX["EgScale"]]
+    assert fit.games_eg_scale([journal("both", {"EgScale": 48}, {"EgScale": 48})]) == 48
+    with pytest.raises(SystemExit, match="EgScale"):
+        fit.games_eg_scale([journal("mixed", {"EgScale": 48}, {"EgScale": 64})])
+    scores = fit.to_units(np.array([100.0, 100.0, 100.0]), np.array([20, 45, 70]), 32, 64)
+    assert scores.tolist() == pytest.approx([200.0, 100.0 * 64 / 48, 100.0])  # 32/64 at 20, 48/64 at 45, 1 at 60+
+
+
 def test_mates_are_certain_and_win_chance_is_whites():
     assert wdl.wdl(Score(mate=3), 40) == (1000, 0, 0)
     assert wdl.wdl(Score(mate=-2), 40) == (0, 0, 1000)
@@ -89,9 +124,10 @@ def test_write_rewrites_only_the_fitted_block(tmp_path):
 
     copy = tmp_path / "wdl.py"
     copy.write_text(fit.WDL_FILE.read_text())
-    fit.write_constants(np.array([0.1, 0.2, 0.3, 1.5, 0.4, 0.5, 0.6, 1.2]), ["data/x"], copy)
+    fit.write_constants(np.array([0.1, 0.2, 0.3, 1.5, 0.4, 0.5, 0.6, 1.2]), ["data/x"], 40, copy)
     text = copy.read_text()
     assert "A = (10.0, 20.0, 30.0, 150.0)" in text and "B = (40.0, 50.0, 60.0, 120.0)" in text
+    assert "FIT_EG_SCALE = 40\n# END FITTED" in text
 
     def outside(text):
         return re.sub(r"# BEGIN FITTED.*?# END FITTED", "", text, flags=re.S)

@@ -125,6 +125,33 @@ def games_dataset(journals):
     return data[:, 0], data[:, 1].astype(np.float64), data[:, 2], np.array(fold), np.array(game)
 
 
+def games_eg_scale(journals):
+    """The EgScale both players of the journals' games searched with (engine/params.py; its default in force
+    when not set): their scores are in its units. Games with two settings cannot be fitted together."""
+    from engine.params import DEFAULTS, INDEX
+
+    default = DEFAULTS[INDEX["EgScale"]]
+    found = set()
+    for journal in journals:
+        first = pathlib.Path(journal).read_text().split("\n", 1)[0]
+        players = json.loads(first).get("settings", {})
+        for side in ("a", "b"):
+            if side in players:
+                found.add(int(players[side].get("options", {}).get("EgScale", default)))
+    if len(found) > 1:
+        raise SystemExit(f"the games of {', '.join(map(str, journals))} were played with EgScale {sorted(found)}: "
+                         "their scores are in different units")
+    return found.pop() if found else default
+
+
+def to_units(score, material, eg_from, eg_to):
+    """Scores searched with EgScale eg_from as the search would give them with eg_to."""
+    from engine.wdl import eg_factor
+
+    ratio = np.array([eg_factor(int(m), eg_to) / eg_factor(int(m), eg_from) for m in material])
+    return score * ratio
+
+
 def games_drawn(journals):
     """(drawn, finished) distinct games of the journals: what balanced openings end in at this clock."""
     drawn = finished = 0
@@ -276,22 +303,22 @@ def base_rate_loss(y):
     return rates[::-1], log_loss(*[np.full(len(y), r) for r in rates[::-1]], y)
 
 
-def constants_block(theta, folders):
+def constants_block(theta, folders, eg_scale):
     a = tuple(round(float(v) * 100, 3) for v in theta[:4])
     b = tuple(round(float(v) * 100, 3) for v in theta[4:])
     where = ", ".join(str(f) for f in folders)
     return ("# BEGIN FITTED (python -m training wdl --write; do not edit by hand)\n"
             f"# Fitted on {where}\n# by python -m training wdl (--games | --data) ... --write. Coefficients of x^3, "
             "x^2, x, 1.\n"
-            f"A = {a}\nB = {b}\n# END FITTED")
+            f"A = {a}\nB = {b}\nFIT_EG_SCALE = {eg_scale}\n# END FITTED")
 
 
-def write_constants(theta, folders, path=WDL_FILE):
+def write_constants(theta, folders, eg_scale, path=WDL_FILE):
     text = path.read_text()
     block = re.compile(r"# BEGIN FITTED.*?# END FITTED", re.S)
     if not block.search(text):
         raise SystemExit(f"{path}: no FITTED block to rewrite")
-    path.write_text(block.sub(lambda m: constants_block(theta, folders), text))
+    path.write_text(block.sub(lambda m: constants_block(theta, folders, eg_scale), text))
 
 
 def previous_theta():
@@ -329,6 +356,10 @@ def run(folders=(), journals=(), write=False, record=False, report=print):
                          "to judge a fit by games it did not see")
     X = features(material)
     s = score / 100
+    from engine import wdl
+
+    eg_scale = games_eg_scale(journals) if journals else wdl.EG_SCALE  # gen's data: the build in force
+    s_before = to_units(s, material, eg_scale, wdl.FIT_EG_SCALE)  # as the constants before read scores
     games = len(np.unique(game))
     report(f"{len(s)} positions of {games} games; the constants from all of them, judged fold by fold "
            f"({FOLDS} folds of whole games)")
@@ -336,9 +367,9 @@ def run(folders=(), journals=(), write=False, record=False, report=print):
     predicted, base = out_of_fold(X, s, outcome, fold, report=report)
     model = log_loss(*predicted, outcome)
     constant = log_loss(*base, outcome)
-    before_predicted = probabilities(previous_theta(), X, s)[:3]
+    before_predicted = probabilities(previous_theta(), X, s_before)[:3]
     before = log_loss(*before_predicted, outcome)
-    gen7_predicted = probabilities(GEN7, X, s)[:3]
+    gen7_predicted = probabilities(GEN7, X, to_units(s, material, eg_scale, 64))[:3]  # fitted before EgScale
     gen7 = log_loss(*gen7_predicted, outcome)
     in_sample = log_loss(*probabilities(theta, X, s)[:3], outcome)
     (win, draw, loss), constant_in_sample = base_rate_loss(outcome)
@@ -372,7 +403,7 @@ def run(folders=(), journals=(), write=False, record=False, report=print):
         text += f" Of the {finished} distinct games, {drawn} were drawn ({100 * drawn / finished:.1f}%)."
     report("\n" + text)
     if write:
-        write_constants(theta, sources)
+        write_constants(theta, sources, eg_scale)
         report(f"wrote the constants into {WDL_FILE.relative_to(ROOT)}")
     if record:
         command = "python -m training wdl " + " ".join([*(f"--games {j}" for j in journals),
@@ -386,10 +417,14 @@ def check(journals, record=False, report=print):
     matches at 10+0.1 that the SPRTs play, which give the answers' own clock where the fit's games had a
     node count like it. The constant predictor gets these games' own base rates (in sample: the
     hardest constant for the model to beat)."""
+    from engine import wdl
+
     material, score, outcome, _, game = games_dataset(journals)
-    X, s = features(material), score / 100
+    X = features(material)
+    eg_scale = games_eg_scale(journals)
+    s = to_units(score / 100, material, eg_scale, wdl.FIT_EG_SCALE)  # the constants' units
     shipped = probabilities(previous_theta(), X, s)[:3]
-    gen7 = probabilities(GEN7, X, s)[:3]
+    gen7 = probabilities(GEN7, X, to_units(score / 100, material, eg_scale, 64))[:3]  # fitted before EgScale
     (win, draw, loss), constant = base_rate_loss(outcome)
     games = len(np.unique(game))
     summary = table(["log-loss on these games (lower is better)", "nats a position"], [
