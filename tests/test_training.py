@@ -139,6 +139,16 @@ def test_fit_k_recovers_the_scale_of_a_logistic():
     assert train.fit_k(scores, results) == pytest.approx(180, rel=0.08)
 
 
+def test_selfplay_records_the_nets_own_scores_not_the_searchs_ending_scale():
+    from engine.layout import S_PARAMS
+    from engine.params import DEFAULTS, INDEX
+
+    assert DEFAULTS[INDEX["EgScale"]] != 64  # the engine scales endings; gen's searches must not
+    player = gen.Player(300, 1200)
+    assert player.template[S_PARAMS + INDEX["EgScale"]] == 64
+    assert all(player.template[S_PARAMS + i] == DEFAULTS[i] for i in range(len(DEFAULTS)) if i != INDEX["EgScale"])
+
+
 @pytest.mark.slow
 def test_selfplay_searches_to_the_soft_limit_and_each_game_starts_afresh():
     book = [line for line in gen.BOOK.read_text().splitlines() if line.strip()]
@@ -181,6 +191,7 @@ def test_the_whole_pipeline_on_tiny_data(tmp_path, monkeypatch, buckets):
     assert set(np.unique(recs["result"])) <= {0, 1, 2}
     meta = json.loads((data / "meta-s3.json").read_text())
     assert meta["runs"][0]["nodes"] == 300 and meta["runs"][0]["seed"] == 3
+    assert meta["runs"][0]["params"] == {"EgScale": 64}  # targets in the net's own units
 
     # Resuming appends the next games, not the same ones again.
     gen.run(data, seed=3, workers=0, nodes=300, games=3)

@@ -44,6 +44,10 @@ RANDOM_PLIES = (1, 6)
 OPENING_MAX_CP = 400
 TT_BUCKETS = 1 << 16  # 2 MB: room for a game's searches of a few thousand nodes each
 HARD_NODES = 4  # --hard-nodes, in soft nodes
+# The search's parameters where gen's differ from the engine's defaults. The scores it records are the
+# net's training targets, so they stay in the net's own units: EgScale (the search's scaling of ending
+# scores, engine/params.py) would otherwise be learnt by the next net and then applied to it again.
+PARAMS = {"EgScale": 64}
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 BOOK = ROOT / "training" / "data" / "openings_noob_2moves.epd"
 
@@ -64,7 +68,7 @@ class Player:
         self.stats = np.zeros(3, np.int64)  # nodes, depths and number of the searches so far
         self.T = native.TABLES
         self.NET = nnue.load(net) if net else native.NET
-        self.template = deepening.scratch()
+        self.template = deepening.scratch(PARAMS)
         self.S = self.template.copy()
         self.tt = np.zeros(TT_BUCKETS * 4, np.uint64)
         self.ctl = np.zeros(N_CTL, np.int64)
@@ -148,7 +152,7 @@ def run(out, seed=1, workers=2, nodes=5000, games=None, net=None, hard_nodes=Non
     meta = {"command": " ".join(["python -m training gen"] + sys.argv[2:]), "seed": seed, "workers": workers,
             "nodes": nodes, "hard_nodes": hard_nodes or HARD_NODES * nodes, "table_and_histories": "kept in a game",
             "commit": commit(), "bench": SIGNATURE, "book": BOOK.name, "net": net, "chess960_share": chess960,
-            "random_plies": RANDOM_PLIES, "opening_max_cp": OPENING_MAX_CP,
+            "random_plies": RANDOM_PLIES, "opening_max_cp": OPENING_MAX_CP, "params": PARAMS,
             "adjudication": {"win_cp": selfplay.WIN_CP, "win_plies": selfplay.WIN_PLIES,
                              "draw_cp": selfplay.DRAW_CP, "draw_plies": selfplay.DRAW_PLIES,
                              "draw_from_ply": selfplay.DRAW_FROM_PLY, "max_plies": selfplay.MAX_PLIES}}
