@@ -48,7 +48,7 @@ PARAMS = [
     # more, or the wrong bishop's rook pawns (engine/core/endgames.py drawish_scale)
     ("DrawScale", 1, 0, 1),
     # the net's score x EgScale/64 with 30 or less of material (P=1, N=B=3, R=5, Q=9, both sides), rising
-    # linearly to x 1 at 60: its endgame scores need ~1.7x its middlegame's to win as often (the WDL fit's
+    # linearly to x 1 at 60: its endgame scores need ~1.6x its middlegame's to win as often (the WDL fit's
     # a(m), docs/wdl.md), so without it the search trades into endings it overrates; 64 = off
     ("EgScale", 40, 16, 64),
 ]

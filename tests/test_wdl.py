@@ -63,6 +63,9 @@ def test_the_fit_knows_the_games_endgame_scale_and_refuses_two(tmp_path):
     assert fit.games_eg_scale([journal("both", {"EgScale": 48}, {"EgScale": 48})]) == 48
     with pytest.raises(SystemExit, match="EgScale"):
         fit.games_eg_scale([journal("mixed", {"EgScale": 48}, {"EgScale": 64})])
+    assert fit.data_eg_scale([tmp_path], []) == 64  # gen's datasets: the net's own units
+    with pytest.raises(SystemExit, match="fit them apart"):
+        fit.data_eg_scale([tmp_path], [journal("both", {"EgScale": 48}, {"EgScale": 48})])
     scores = fit.to_units(np.array([100.0, 100.0, 100.0]), np.array([20, 45, 70]), 32, 64)
     assert scores.tolist() == pytest.approx([200.0, 100.0 * 64 / 48, 100.0])  # 32/64 at 20, 48/64 at 45, 1 at 60+
 

@@ -152,6 +152,20 @@ def to_units(score, material, eg_from, eg_to):
     return score * ratio
 
 
+def data_eg_scale(folders, journals):
+    """The EgScale of all the positions to fit: the journals' games' (games_eg_scale), and gen's datasets'
+    (training/gen.py PARAMS: the net's own units); refused if they differ."""
+    from training.gen import PARAMS
+
+    found = {games_eg_scale(journals)} if journals else set()
+    if folders:
+        found.add(PARAMS["EgScale"])
+    if len(found) > 1:
+        raise SystemExit(f"the gen datasets' scores are at EgScale {PARAMS['EgScale']} and the games' at "
+                         f"{games_eg_scale(journals)}: fit them apart")
+    return found.pop()
+
+
 def games_drawn(journals):
     """(drawn, finished) distinct games of the journals: what balanced openings end in at this clock."""
     drawn = finished = 0
@@ -343,6 +357,8 @@ def out_of_fold(X, s, y, fold, report=print):
 
 
 def run(folders=(), journals=(), write=False, record=False, report=print):
+    from engine import wdl
+
     sources = [*map(str, journals), *map(str, folders)]
     parts = []
     if journals:
@@ -356,9 +372,7 @@ def run(folders=(), journals=(), write=False, record=False, report=print):
                          "to judge a fit by games it did not see")
     X = features(material)
     s = score / 100
-    from engine import wdl
-
-    eg_scale = games_eg_scale(journals) if journals else wdl.EG_SCALE  # gen's data: the build in force
+    eg_scale = data_eg_scale(folders, journals)
     s_before = to_units(s, material, eg_scale, wdl.FIT_EG_SCALE)  # as the constants before read scores
     games = len(np.unique(game))
     report(f"{len(s)} positions of {games} games; the constants from all of them, judged fold by fold "
