@@ -63,6 +63,11 @@ def test_the_fit_knows_the_games_endgame_scale_and_refuses_two(tmp_path):
     assert fit.games_eg_scale([journal("both", {"EgScale": 48}, {"EgScale": 48})]) == 48
     with pytest.raises(SystemExit, match="EgScale"):
         fit.games_eg_scale([journal("mixed", {"EgScale": 48}, {"EgScale": 64})])
+    old = tmp_path / "old"  # a journal of a build before EgScale, whose settings cannot say it
+    old.write_text(json.dumps({"settings": {"a": {"options": {}, "bench": "5060941"}, "b": {"bench": "5060941"}}}))
+    with pytest.raises(SystemExit, match="--eg-scale"):
+        fit.games_eg_scale([old])
+    assert fit.games_eg_scale([old], stated=64) == 64
     assert fit.data_eg_scale([tmp_path], []) == 64  # gen's datasets: the net's own units
     with pytest.raises(SystemExit, match="fit them apart"):
         fit.data_eg_scale([tmp_path], [journal("both", {"EgScale": 48}, {"EgScale": 48})])

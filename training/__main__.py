@@ -47,6 +47,9 @@ def main(argv=None):
     w.add_argument("--check", action="append",
                    help="judge engine/wdl.py's constants on this journal's games, fitting nothing (repeat for several)")
     w.add_argument("--write", action="store_true", help="rewrite the constants in engine/wdl.py")
+    w.add_argument("--eg-scale", type=int, default=None,
+                   help="the EgScale of journals whose settings do not say and that another build played "
+                        "(64 for games before bench 5233284)")
     w.add_argument("--record", action="store_true", help="record the report in docs/benchmarks.md")
     s = sub.add_parser("scale", help="does a new net keep the old one's score scale (the WDL fit's)?")
     s.add_argument("new", help="the new net file")

@@ -125,9 +125,11 @@ def games_dataset(journals):
     return data[:, 0], data[:, 1].astype(np.float64), data[:, 2], np.array(fold), np.array(game)
 
 
-def games_eg_scale(journals):
-    """The EgScale both players of the journals' games searched with (engine/params.py; its default in force
-    when not set): their scores are in its units. Games with two settings cannot be fitted together."""
+def games_eg_scale(journals, stated=None):
+    """The EgScale both players of the journals' games searched with (engine/params.py): their scores are in
+    its units. A player's options say it, else `stated` (--eg-scale), else the default in force if the
+    build in force played it (its bench). Games with two settings cannot be fitted together."""
+    from engine.bench import SIGNATURE
     from engine.params import DEFAULTS, INDEX
 
     default = DEFAULTS[INDEX["EgScale"]]
@@ -136,8 +138,18 @@ def games_eg_scale(journals):
         first = pathlib.Path(journal).read_text().split("\n", 1)[0]
         players = json.loads(first).get("settings", {})
         for side in ("a", "b"):
-            if side in players:
-                found.add(int(players[side].get("options", {}).get("EgScale", default)))
+            if side not in players:
+                continue
+            options, bench = players[side].get("options", {}), players[side].get("bench")
+            if "EgScale" in options:
+                found.add(int(options["EgScale"]))
+            elif stated is not None:
+                found.add(stated)
+            elif bench is None or str(bench) == str(SIGNATURE):
+                found.add(default)
+            else:
+                raise SystemExit(f"{journal}: played by bench {bench}, not this build's {SIGNATURE}, and its "
+                                 "settings do not say its EgScale: give it with --eg-scale (64 before bench 5233284)")
     if len(found) > 1:
         raise SystemExit(f"the games of {', '.join(map(str, journals))} were played with EgScale {sorted(found)}: "
                          "their scores are in different units")
@@ -152,17 +164,17 @@ def to_units(score, material, eg_from, eg_to):
     return score * ratio
 
 
-def data_eg_scale(folders, journals):
+def data_eg_scale(folders, journals, stated=None):
     """The EgScale of all the positions to fit: the journals' games' (games_eg_scale), and gen's datasets'
     (training/gen.py PARAMS: the net's own units); refused if they differ."""
     from training.gen import PARAMS
 
-    found = {games_eg_scale(journals)} if journals else set()
+    found = {games_eg_scale(journals, stated)} if journals else set()
     if folders:
         found.add(PARAMS["EgScale"])
     if len(found) > 1:
         raise SystemExit(f"the gen datasets' scores are at EgScale {PARAMS['EgScale']} and the games' at "
-                         f"{games_eg_scale(journals)}: fit them apart")
+                         f"{games_eg_scale(journals, stated)}: fit them apart")
     return found.pop()
 
 
@@ -356,7 +368,7 @@ def out_of_fold(X, s, y, fold, report=print):
     return predicted, base
 
 
-def run(folders=(), journals=(), write=False, record=False, report=print):
+def run(folders=(), journals=(), write=False, record=False, report=print, eg_scale=None):
     from engine import wdl
 
     sources = [*map(str, journals), *map(str, folders)]
@@ -372,7 +384,7 @@ def run(folders=(), journals=(), write=False, record=False, report=print):
                          "to judge a fit by games it did not see")
     X = features(material)
     s = score / 100
-    eg_scale = data_eg_scale(folders, journals)
+    eg_scale = data_eg_scale(folders, journals, eg_scale)
     s_before = to_units(s, material, eg_scale, wdl.FIT_EG_SCALE)  # as the constants before read scores
     games = len(np.unique(game))
     report(f"{len(s)} positions of {games} games; the constants from all of them, judged fold by fold "
@@ -426,7 +438,7 @@ def run(folders=(), journals=(), write=False, record=False, report=print):
     return theta, model, constant
 
 
-def check(journals, record=False, report=print):
+def check(journals, record=False, report=print, eg_scale=None):
     """engine/wdl.py's constants, as the API answers with them, judged on games that no fit saw: say the
     matches at 10+0.1 that the SPRTs play, which give the answers' own clock where the fit's games had a
     node count like it. The constant predictor gets these games' own base rates (in sample: the
@@ -435,7 +447,7 @@ def check(journals, record=False, report=print):
 
     material, score, outcome, _, game = games_dataset(journals)
     X = features(material)
-    eg_scale = games_eg_scale(journals)
+    eg_scale = games_eg_scale(journals, eg_scale)
     s = to_units(score / 100, material, eg_scale, wdl.FIT_EG_SCALE)  # the constants' units
     shipped = probabilities(previous_theta(), X, s)[:3]
     gen7 = probabilities(GEN7, X, to_units(score / 100, material, eg_scale, 64))[:3]  # fitted before EgScale
@@ -464,6 +476,6 @@ def check(journals, record=False, report=print):
 
 def main(args):
     if args.check:
-        check(args.check, record=args.record)
+        check(args.check, record=args.record, eg_scale=args.eg_scale)
         return
-    run(args.data or (), args.games or (), write=args.write, record=args.record)
+    run(args.data or (), args.games or (), write=args.write, record=args.record, eg_scale=args.eg_scale)
