@@ -50,7 +50,7 @@ EG_SCALE = DEFAULTS[INDEX["EgScale"]]
 
 def eg_factor(m, eg_scale):
     """The search's EgScale factor at material m: eg_scale/64 at 30 or less, rising to 1 at 60 (integer
-    steps, as the compiled search computes it)."""
+    steps, as engine/core/endgames.py material_scale() computes it in the compiled search)."""
     return (eg_scale + (64 - eg_scale) * min(max(m - 30, 0), 30) // 30) / 64
 
 

@@ -9,6 +9,7 @@ import chess
 import pytest
 
 from engine import analyse
+from engine.fen import STARTPOS
 
 NODES = 20000
 
@@ -92,6 +93,6 @@ def test_endgame_scores_are_scaled_by_eg_scale(fen):
 
 def test_a_full_board_is_not_scaled():
     """From the start, one ply and the quiescence search behind it reach no capture: nothing below 60."""
-    on = analyse("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1", depth=1, params={"EgScale": 40})
-    off = analyse("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1", depth=1, params={"EgScale": 64})
+    on = analyse(STARTPOS, depth=1, params={"EgScale": 40})
+    off = analyse(STARTPOS, depth=1, params={"EgScale": 64})
     assert (on.score, on.best_move, on.nodes) == (off.score, off.best_move, off.nodes)

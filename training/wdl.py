@@ -169,13 +169,11 @@ def data_eg_scale(folders, journals, stated=None):
     (training/gen.py PARAMS: the net's own units); refused if they differ."""
     from training.gen import PARAMS
 
-    found = {games_eg_scale(journals, stated)} if journals else set()
-    if folders:
-        found.add(PARAMS["EgScale"])
-    if len(found) > 1:
+    games = games_eg_scale(journals, stated) if journals else None
+    if folders and games is not None and games != PARAMS["EgScale"]:
         raise SystemExit(f"the gen datasets' scores are at EgScale {PARAMS['EgScale']} and the games' at "
-                         f"{games_eg_scale(journals, stated)}: fit them apart")
-    return found.pop()
+                         f"{games}: fit them apart")
+    return PARAMS["EgScale"] if games is None else games
 
 
 def games_drawn(journals):

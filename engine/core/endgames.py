@@ -135,6 +135,15 @@ def _scaled(score, factor):
 
 
 @njit(inline="always")
+def material_scale(bb, score, eg_scale):
+    """The net's score x eg_scale/64 with 30 or less of material (P=1, N=B=3, R=5, Q=9, both sides), rising
+    linearly to x1 at 60 (EgScale, engine/params.py): the net's ending scores need ~1.6x its middlegame's
+    to win as often. engine/wdl.py eg_factor() is the same formula in plain Python."""
+    m = popcount(bb[PAWN]) + 3 * popcount(bb[KNIGHT] | bb[BISHOP]) + 5 * popcount(bb[ROOK]) + 9 * popcount(bb[QUEEN])
+    return _scaled(score, eg_scale + (64 - eg_scale) * min(max(m - 30, 0), 30) // 30)
+
+
+@njit(inline="always")
 def drawish_scale(bb, side, score):
     """The net's score for the side to move, scaled toward 0 where the side ahead cannot win by its
     material: no pawns and at most a minor piece more, two knights against a bare king, or the wrong

@@ -18,7 +18,7 @@ from numba import njit
 
 from engine.core import nnue
 from engine.core.bitboard import U64
-from engine.core.endgames import NOT_KNOWN, drawish_scale, lone_king
+from engine.core.endgames import NOT_KNOWN, drawish_scale, lone_king, material_scale
 from engine.core.intrinsics import monotonic_ns, popcount
 from engine.core.movegen import check_squares, checkers_of, generate, gives_check, quiet_gives_check
 from engine.core.position import make_move, make_null, move_flag, move_from, move_to, unmake_move, unmake_null
@@ -167,12 +167,8 @@ def _static_eval(T, bb, board, st, S, NET, ACC, ply):
     if known != NOT_KNOWN:
         return known
     score = nnue.evaluate(NET, ACC, ply, st[ST_SIDE], bb[BB_ALL])
-    eg = S[S_PARAMS + P_EG_SCALE]
-    if eg != 64:
-        m = popcount(bb[PAWN]) + 3 * popcount(bb[KNIGHT] | bb[BISHOP]) + 5 * popcount(bb[ROOK]) \
-            + 9 * popcount(bb[QUEEN])
-        f = eg + (64 - eg) * min(max(m - 30, 0), 30) // 30
-        score = score * f // 64 if score >= 0 else -((-score) * f // 64)  # rounded toward 0
+    if S[S_PARAMS + P_EG_SCALE] != 64:
+        score = material_scale(bb, score, S[S_PARAMS + P_EG_SCALE])
     if S[S_PARAMS + P_DRAW_SCALE] != 0:
         return drawish_scale(bb, st[ST_SIDE], score)
     return score
