@@ -286,3 +286,25 @@ def test_check_takes_no_fit_options():
 
     with pytest.raises(SystemExit):
         main(["wdl", "--check", "a.jsonl", "--write"])
+
+
+def test_eg_factor_is_the_compiled_searchs_scaling_exactly():
+    """engine/wdl.py eg_factor() restates engine/core/endgames.py material_scale() in plain Python: the
+    WDL model's units follow the search's only while the two agree, for every material and score."""
+    from engine.core.endgames import material_scale
+    from engine.layout import BB_COLOR, BISHOP, KNIGHT, PAWN, QUEEN, ROOK
+
+    rng = np.random.default_rng(5)
+    for _ in range(300):
+        counts = {PAWN: rng.integers(0, 17), KNIGHT: rng.integers(0, 5), BISHOP: rng.integers(0, 5),
+                  ROOK: rng.integers(0, 5), QUEEN: rng.integers(0, 3)}
+        bb = np.zeros(BB_COLOR + 2, dtype=np.uint64)
+        square = 0
+        for piece, n in counts.items():  # each piece on a square of its own, as on a board
+            bb[piece] = np.uint64(((1 << int(n)) - 1) << square)
+            square += int(n)
+        m = counts[PAWN] + 3 * (counts[KNIGHT] + counts[BISHOP]) + 5 * counts[ROOK] + 9 * counts[QUEEN]
+        eg_scale = int(rng.integers(16, 65))
+        for score in (1, 7, 63, 64, 65, 199, 1234, 2999):
+            for s in (score, -score):
+                assert material_scale(bb, s, eg_scale) == int(s * wdl.eg_factor(m, eg_scale)), (m, eg_scale, s)
