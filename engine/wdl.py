@@ -28,18 +28,18 @@ MATERIAL_RANGE = (17, 78)  # below 17 or above 78 the fit has too few positions 
 MATERIAL_NORM = 58
 PIECE_VALUES = {"p": 1, "n": 3, "b": 3, "r": 5, "q": 9}
 
-# The constants now in force (issue 32, 2026-11-27): Kibitz (net-n1) against itself at 300 000 nodes a move
-# (a 10+0.1 move's worth), 222 distinct games, B with a 32 MB table so a pair's games differ; judged by
-# five-fold cross-validation over whole games (docs/benchmarks.md "WDL model" has the report, docs/wdl.md
-# the commands). net-n1 scores 0.962 x net-l and draws more of its games (65% against net-h2's 58%): the
-# constants before (net-h2's games) read its drawn share up to 8.4 points low. Refit when a new net changes
-# the score scale by more than 3% (python -m training scale), on games it played.
+# The constants now in force (issue 32, 2026-11-27 morning): Kibitz (net-n1 with EgScale 40, bench 5233284)
+# against itself at 300 000 nodes a move (a 10+0.1 move's worth), 224 distinct games, B with a 32 MB table
+# so a pair's games differ; judged by five-fold cross-validation over whole games (docs/benchmarks.md "WDL
+# model" has the report, docs/wdl.md the commands). The constants before (net-n1's games without EgScale,
+# carried over by eg_ratio) read these games' drawn share up to 6.8 points off in a score bin; the refit 4.4.
+# Refit when a new net changes the score scale by more than 3% (python -m training scale), on games it played.
 # BEGIN FITTED (python -m training wdl --write; do not edit by hand)
-# Fitted on /work/data/wdl/selfplay-300k-n1.jsonl
+# Fitted on /work/data/wdl/selfplay-300k-egs.jsonl
 # by python -m training wdl (--games | --data) ... --write. Coefficients of x^3, x^2, x, 1.
-A = (496.438, -1112.747, 662.361, 60.878)
-B = (265.908, -628.013, 485.556, -68.316)
-FIT_EG_SCALE = 64
+A = (-117.185, 407.406, -408.018, 207.533)
+B = (71.506, -107.309, 59.256, 14.915)
+FIT_EG_SCALE = 40
 # END FITTED
 
 # The search scales the net's score by material (EgScale, engine/core/search.py _static_eval), so a score
