@@ -28,6 +28,9 @@ PARAMS = [
     ("KeepTable", 1, 0, 1),  # UCI games: the transposition table is kept from move to move (engine/game_memory.py)
     ("KeepHistory", 1, 0, 1),  # UCI games: and the move-ordering histories
     ("TimeStability", 0, 0, 1),  # clock games: more time when the best move changes or the score falls
+    # clock games: percent of the increment in each move's base time (engine/time_manager.py for_clock); at
+    # 75 Kibitz ends 10+0.1 games with ~2.3 s of its clock unused (docs/benchmarks.md "Clock use")
+    ("TimeIncShare", 75, 0, 200),
     # singular extensions, with multi-cut and negative extensions: lost twice at 10k-30k nodes (too shallow
     # to trigger), won at 10+0.1 from depth 10 (issue 32, docs/strength.md)
     ("Singular", 1, 0, 1),
