@@ -327,5 +327,5 @@ def test_analyze_answers_cached_and_honours_cache_off(aws, monkeypatch):
     # A table that is gone: the analysis answers all the same.
     module = __import__("sys").modules[runtime.load().__module__]
     monkeypatch.setattr(module, "cache", CacheStore("kibitz-no-such-table"))
-    gone = post({"fen": fen, "depth": 5})
+    gone = post({"fen": fen, "depth": 6})  # the same search as the first (a fresh table, one thread)
     assert gone["cached"] is False and gone["best_move"] == first["best_move"]
