@@ -6,9 +6,11 @@ checked between iterations: past it no new iteration starts, since it would rare
 
 from dataclasses import dataclass
 
+from engine.params import DEFAULTS, INDEX
+
 MOVE_OVERHEAD_MS = 50  # what a GUI, the pipe and a busy machine lose per move; never spend the last of it
 DEFAULT_MOVES_TO_GO = 30
-INC_SHARE = 0.75  # of the increment in each move's base time (the TimeIncShare parameter, in percent)
+INC_SHARE = DEFAULTS[INDEX["TimeIncShare"]] / 100  # of the increment in each move's base time
 MOVETIME_MARGIN_MS = 1  # the Python work after the search stops (reading lines, building the result)
 # With a fixed movetime the search runs to its deadline: a cut-short iteration still yields its best
 # root move so far (engine/readout.py), so starting one late costs nothing.
@@ -52,7 +54,7 @@ def for_clock(time_left_ms, inc_ms=0, moves_to_go=None, inc_share=INC_SHARE):
     tenth when short of time), so that a slow move or a busy machine cannot flag. The clock settles where a
     move spends the increment: about 0.66 x (left / 30 + inc_share x increment) = increment (the soft limit
     is 0.6 x base, and the iteration running at it ends ~1.1x past it), so the larger inc_share, the less
-    is left unused at the end of a game (2.3 s at 10+0.1 with 0.75, 0.8 s with 1.25).
+    is left unused at the end of a game (2.3 s at 10+0.1 with 0.75, 0.85 s with 1.25).
     """
     available = max(time_left_ms - MOVE_OVERHEAD_MS, 1.0)
     mtg = moves_to_go if moves_to_go else DEFAULT_MOVES_TO_GO

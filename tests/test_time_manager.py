@@ -37,7 +37,6 @@ def test_the_scaling_is_used_only_with_time_stability_and_a_clock(monkeypatch):
     assert calls == [] and off.depth == 6 and fixed.depth == 6
 
 
-
 def _left_after(moves, inc_share, left=10_000.0, inc=100.0, overshoot=1.1):
     """The clock after `moves` moves that each spend overshoot x the soft limit (the iteration running at
     the soft limit ends past it), the increment added after each."""
