@@ -64,7 +64,7 @@ def run(fen=STARTPOS, moves=(), movetime_ms=None, depth=None, nodes=None, multip
         return readout.game_over(board, side, reason, started)
 
     budget = time_manager.budget(board.side, movetime_ms, wtime, btime, winc, binc, movestogo,
-                                 _param(params, "TimeIncShare") / 100)
+                                 _param(params, "TimeIncShare") / 100, _param(params, "TimeMovesToGo"))
     buckets = tt_pool.buckets(hash_mb)
     keep_table = game is not None and _param(params, "KeepTable")
     keep_history = game is not None and _param(params, "KeepHistory")

@@ -31,6 +31,9 @@ PARAMS = [
     # clock games: percent of the increment in each move's base time (engine/time_manager.py for_clock); at
     # 75 Kibitz ends 10+0.1 games with ~2.3 s of its clock unused (docs/benchmarks.md "Clock use")
     ("TimeIncShare", 75, 0, 200),
+    # clock games without movestogo: the moves the clock left is shared over (for_clock); at 30 Kibitz had
+    # spent 5 s of 10 by move 20 of its lost games against Stockfish, which had spent all of its own
+    ("TimeMovesToGo", 30, 8, 60),
     # singular extensions, with multi-cut and negative extensions: lost twice at 10k-30k nodes (too shallow
     # to trigger), won at 10+0.1 from depth 10 (issue 32, docs/strength.md)
     ("Singular", 1, 0, 1),

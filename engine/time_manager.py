@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from engine.params import DEFAULTS, INDEX
 
 MOVE_OVERHEAD_MS = 50  # what a GUI, the pipe and a busy machine lose per move; never spend the last of it
-DEFAULT_MOVES_TO_GO = 30
+DEFAULT_MOVES_TO_GO = DEFAULTS[INDEX["TimeMovesToGo"]]  # without movestogo, the clock is shared over this many
 INC_SHARE = DEFAULTS[INDEX["TimeIncShare"]] / 100  # of the increment in each move's base time
 MOVETIME_MARGIN_MS = 1  # the Python work after the search stops (reading lines, building the result)
 # With a fixed movetime the search runs to its deadline: a cut-short iteration still yields its best
@@ -29,14 +29,15 @@ class Budget:
     hard_ms: float | None  # the search stops here
 
 
-def budget(side, movetime_ms=None, wtime=None, btime=None, winc=0, binc=0, movestogo=None, inc_share=INC_SHARE):
+def budget(side, movetime_ms=None, wtime=None, btime=None, winc=0, binc=0, movestogo=None, inc_share=INC_SHARE,
+           default_mtg=DEFAULT_MOVES_TO_GO):
     """The Budget for the side to move (0 white, 1 black): the tighter of a fixed movetime and its clock."""
     budgets = []
     if movetime_ms is not None:
         budgets.append(for_movetime(movetime_ms))
     clock = wtime if side == 0 else btime
     if clock is not None:
-        budgets.append(for_clock(clock, (winc if side == 0 else binc) or 0, movestogo, inc_share))
+        budgets.append(for_clock(clock, (winc if side == 0 else binc) or 0, movestogo, inc_share, default_mtg))
     if not budgets:
         return Budget(None, None)
     softs = [b.soft_ms for b in budgets if b.soft_ms is not None]
@@ -47,17 +48,19 @@ def for_movetime(movetime_ms):
     return Budget(soft_ms=None, hard_ms=max(movetime_ms - MOVETIME_MARGIN_MS, 0.5))
 
 
-def for_clock(time_left_ms, inc_ms=0, moves_to_go=None, inc_share=INC_SHARE):
+def for_clock(time_left_ms, inc_ms=0, moves_to_go=None, inc_share=INC_SHARE, default_mtg=DEFAULT_MOVES_TO_GO):
     """Budget for one move of a game on the clock.
 
-    A share of what is left plus inc_share of the increment, never more than a fifth of the clock (a
-    tenth when short of time), so that a slow move or a busy machine cannot flag. The clock settles where a
-    move spends the increment: about 0.66 x (left / 30 + inc_share x increment) = increment (the soft limit
-    is 0.6 x base, and the iteration running at it ends ~1.1x past it), so the larger inc_share, the less
-    is left unused at the end of a game (2.3 s at 10+0.1 with 0.75, 0.85 s with 1.25).
+    A share of what is left (1/movestogo, else 1/default_mtg) plus inc_share of the increment, never more
+    than a fifth of the clock (a tenth when short of time), so that a slow move or a busy machine cannot
+    flag. The clock settles where a move spends the increment: about 0.66 x (left / mtg + inc_share x
+    increment) = increment (the soft limit is 0.6 x base, and the iteration running at it ends ~1.1x past
+    it), so the larger inc_share or the smaller mtg, the less is left unused at the end of a game (at 10+0.1:
+    2.3 s with 30 and 0.75, 0.85 s with 30 and 1.25, 0.8 s with 15 and 1.0); a smaller mtg also spends
+    more of the clock in the opening and middlegame.
     """
     available = max(time_left_ms - MOVE_OVERHEAD_MS, 1.0)
-    mtg = moves_to_go if moves_to_go else DEFAULT_MOVES_TO_GO
+    mtg = moves_to_go if moves_to_go else default_mtg
     base = available / mtg + inc_share * min(inc_ms, available)
     cap = (0.2 if available > 1000 else 0.1) * available + (0.5 * inc_ms if available > 2 * inc_ms else 0.0)
     if mtg == 1:

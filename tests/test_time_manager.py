@@ -37,12 +37,12 @@ def test_the_scaling_is_used_only_with_time_stability_and_a_clock(monkeypatch):
     assert calls == [] and off.depth == 6 and fixed.depth == 6
 
 
-def _left_after(moves, inc_share, left=10_000.0, inc=100.0, overshoot=1.1):
+def _left_after(moves, inc_share, left=10_000.0, inc=100.0, overshoot=1.1, mtg=30):
     """The clock after `moves` moves that each spend overshoot x the soft limit (the iteration running at
     the soft limit ends past it), the increment added after each."""
     lowest = left
     for _ in range(moves):
-        left += inc - overshoot * for_clock(left, inc, inc_share=inc_share).soft_ms
+        left += inc - overshoot * for_clock(left, inc, inc_share=inc_share, default_mtg=mtg).soft_ms
         lowest = min(lowest, left)
     return left, lowest
 
@@ -55,17 +55,27 @@ def test_the_clock_settles_where_a_move_spends_the_increment():
         assert lowest > 800  # never close to flagging on the way there
 
 
-def test_time_inc_share_reaches_the_clock_budget(monkeypatch):
+def test_fewer_moves_to_go_spend_more_of_the_clock_early_and_still_settle():
+    # 1.1 x 0.6 x ((left - 50) / mtg + share x 100) = 100 at the fixed point
+    for mtg, share, settled in ((20, 0.75, 1_580), (15, 1.0, 823)):
+        left, lowest = _left_after(400, share, mtg=mtg)
+        assert abs(left - settled) < 20, (mtg, share, left)
+        assert lowest > 500
+        assert _left_after(30, share, mtg=mtg)[0] < _left_after(30, 0.75)[0] - 1_000  # more spent by move 30
+
+
+def test_time_inc_share_and_moves_to_go_reach_the_clock_budget(monkeypatch):
     shares = []
     plain = time_manager.for_clock
 
-    def record(left, inc=0, moves_to_go=None, inc_share=time_manager.INC_SHARE):
-        shares.append(inc_share)
-        return plain(left, inc, moves_to_go, inc_share)
+    def record(left, inc=0, moves_to_go=None, inc_share=time_manager.INC_SHARE, default_mtg=30):
+        shares.append((inc_share, default_mtg))
+        return plain(left, inc, moves_to_go, inc_share, default_mtg)
 
     monkeypatch.setattr(time_manager, "for_clock", record)
     clock = {"wtime": 600_000, "btime": 600_000, "winc": 1_000, "binc": 1_000, "depth": 2}
     engine.analyse(MIDDLEGAME, **clock)
     engine.analyse(MIDDLEGAME, params={"TimeIncShare": 125}, **clock)
-    assert shares == [0.75, 1.25]
+    engine.analyse(MIDDLEGAME, params={"TimeMovesToGo": 15}, **clock)
+    assert shares == [(0.75, 30), (1.25, 30), (0.75, 15)]
     assert for_clock(10_000, 100, inc_share=1.25).soft_ms > for_clock(10_000, 100).soft_ms
