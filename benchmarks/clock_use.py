@@ -9,7 +9,6 @@ increment is read from the journal's settings (`limits`, as "10+0.1").
 """
 
 import argparse
-import json
 import pathlib
 import re
 import statistics
@@ -17,7 +16,7 @@ import sys
 
 if __package__ in (None, ""):
     sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
-from benchmarks.common import record, table
+from benchmarks.common import read_journal, record, table
 
 CLOCK = re.compile(r"\[%clk (\d+):(\d+):(\d+(?:\.\d+)?)\]")
 RANGES = ((0, 10), (10, 20), (20, 30), (30, 40), (40, 60), (60, 80), (80, 1000))
@@ -26,18 +25,12 @@ AFTER_MOVE = 30  # the clock left after this move: how much of the base time the
 
 def read(journal):
     """(base s, increment s, [pair entries]) of one journal played on a clock."""
-    lines = pathlib.Path(journal).read_text().splitlines()
-    limits = json.loads(lines[0])["settings"]["limits"]
+    settings, pairs = read_journal(journal)
+    limits = settings.get("limits", "")
     try:
         base, inc = (float(x) for x in limits.split("+"))
     except ValueError:
         raise SystemExit(f"{journal}: played at {limits!r}, not on a clock (BASE+INC)") from None
-    pairs = []
-    for line in lines[1:]:
-        try:
-            pairs.append(json.loads(line))
-        except json.JSONDecodeError:
-            continue  # a line torn by a kill
     return base, inc, pairs
 
 

@@ -5,9 +5,10 @@ import os
 import pathlib
 import shutil
 
-from training.report import DOC, machine, record, table
+from training.report import DOC, machine, read_journal, record, table
 
-__all__ = ["DATA", "DOC", "ROOT", "cpu_times", "find_engine", "machine", "record", "steal_since", "table"]
+__all__ = ["DATA", "DOC", "ROOT", "cpu_times", "find_engine", "machine", "read_journal", "record", "steal_since",
+           "table"]
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 DATA = pathlib.Path(os.environ.get("KIBITZ_DATA", ROOT / "tests" / "data"))  # as the tests (tests/data/SOURCES.md)

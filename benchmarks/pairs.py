@@ -10,7 +10,6 @@ the same opening position, count.
 """
 
 import argparse
-import json
 import math
 import pathlib
 import re
@@ -18,6 +17,7 @@ import sys
 
 if __package__ in (None, ""):
     sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
+from benchmarks.common import read_journal
 
 FEN = re.compile(r'\[FEN "([^"]*)"\]')
 
@@ -25,13 +25,7 @@ FEN = re.compile(r'\[FEN "([^"]*)"\]')
 def load(journal):
     """{pair number: (opening FEN or None, side A's points in the pair)} of one benchmarks/match.py journal."""
     pairs = {}
-    for line in pathlib.Path(journal).read_text().splitlines()[1:]:
-        try:
-            entry = json.loads(line)
-        except json.JSONDecodeError:
-            continue  # a line torn by a kill
-        if "pair" not in entry:
-            continue
+    for entry in read_journal(journal)[1]:
         fen = FEN.search(entry["pgn"][0]) if entry.get("pgn") else None
         pairs[entry["pair"]] = (fen.group(1) if fen else None, sum(entry["scores"]))
     return pairs
@@ -39,7 +33,8 @@ def load(journal):
 
 def compare(new, old):
     """A dict of the comparison of two load()s over the pairs both have from the same opening."""
-    common = [k for k in sorted(set(new) & set(old)) if new[k][0] == old[k][0]]
+    both = sorted(set(new) & set(old))
+    common = [k for k in both if new[k][0] == old[k][0]]
     diffs = [new[k][1] - old[k][1] for k in common]
     n = len(diffs)
     better, worse = sum(d > 0 for d in diffs), sum(d < 0 for d in diffs)
@@ -48,7 +43,7 @@ def compare(new, old):
     half = 1.96 * sd / math.sqrt(n) if n else 0.0
     return {
         "pairs": n,
-        "other_opening": len(set(new) & set(old)) - n,
+        "other_opening": len(both) - n,
         "new_points": sum(new[k][1] for k in common),
         "old_points": sum(old[k][1] for k in common),
         "better": better,

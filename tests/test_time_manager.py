@@ -68,7 +68,8 @@ def test_time_inc_share_and_moves_to_go_reach_the_clock_budget(monkeypatch):
     shares = []
     plain = time_manager.for_clock
 
-    def record(left, inc=0, moves_to_go=None, inc_share=time_manager.INC_SHARE, default_mtg=30):
+    def record(left, inc=0, moves_to_go=None, inc_share=time_manager.INC_SHARE,
+               default_mtg=time_manager.DEFAULT_MOVES_TO_GO):
         shares.append((inc_share, default_mtg))
         return plain(left, inc, moves_to_go, inc_share, default_mtg)
 

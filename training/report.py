@@ -1,9 +1,11 @@
 """Reports in docs/benchmarks.md: a markdown table, the machine's description, and the recording of a
 section. `python -m training wdl --record` and the scripts in benchmarks/ (through benchmarks/common.py)
-both write there; here, below both, so that training/ imports nothing from benchmarks/.
+both write there, and both read benchmarks/match.py's journals; here, below both, so that training/
+imports nothing from benchmarks/.
 """
 
 import datetime
+import json
 import os
 import pathlib
 import platform
@@ -47,3 +49,16 @@ def record(section, body, command):
     else:
         text = text.rstrip("\n") + "\n\n" + block
     DOC.write_text(text.rstrip("\n") + "\n")
+
+
+def read_journal(journal):
+    """(settings, [pair entries]) of a benchmarks/match.py journal ({} and [] for an empty file); a line
+    torn by a kill is skipped (the match plays that pair again)."""
+    lines = pathlib.Path(journal).read_text().splitlines()
+    pairs = []
+    for line in lines[1:]:
+        try:
+            pairs.append(json.loads(line))
+        except json.JSONDecodeError:
+            continue
+    return (json.loads(lines[0]).get("settings", {}) if lines else {}), pairs

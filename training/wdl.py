@@ -31,8 +31,8 @@ import re
 import numpy as np
 
 from training import records
+from training.report import read_journal, table
 from training.report import record as record_section
-from training.report import table
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 WDL_FILE = ROOT / "engine" / "wdl.py"
@@ -99,11 +99,7 @@ def distinct_games(journals):
     """(pair number, PGN) of each distinct game of match journals (benchmarks/match.py --journal)."""
     seen = set()
     for journal in journals:
-        for line in pathlib.Path(journal).read_text().splitlines()[1:]:
-            try:
-                pair = json.loads(line)
-            except json.JSONDecodeError:
-                continue  # a line torn by a kill: the match plays that pair again
+        for pair in read_journal(journal)[1]:
             for pgn in pair["pgn"]:
                 key = tuple(movetext(pgn))
                 if key not in seen:
