@@ -403,15 +403,19 @@ def record_match(match, label, limits, command):
               "|---|---|---|---|---|---|---|")
     text = DOC.read_text() if DOC.exists() else ""
     existing = re.search(r"^## Matches\n.*?(?=^## |\Z)", text, re.S | re.M)
-    rows = [line for line in existing.group(0).splitlines() if line.startswith("| Kibitz")] if existing else []
+    lines = existing.group(0).splitlines() if existing else []
+    rows = [line for line in lines if line.startswith("| Kibitz")]
     rows.append(row + f" <!-- {command} -->")
-    # The footnote is written once; notes added to it by hand since (a row's time loss) are kept.
-    notes = [line for line in existing.group(0).splitlines() if line.startswith("Openings:")] if existing else []
-    footnote = notes[0] if notes else (
+    # The footnote is written once; notes added to it by hand since (a row's time loss) are kept, and so is
+    # every paragraph written below it (what each row means).
+    at = next((i for i, line in enumerate(lines) if line.startswith("Openings:")), None)
+    footnote = lines[at] if at is not None else (
         "Openings: the 2-move book, each played with both colours. Each row's command says how many games ran "
         "at once (--concurrency, default 2: one per core). Problems: illegal moves, crashes and time losses by "
         "either engine. Intervals from game pairs (pentanomial).")
-    record("Matches", header + "\n" + "\n".join(rows) + "\n\n" + footnote, "python benchmarks/match.py ... --record")
+    below = "\n".join(lines[at + 1:]).strip() if at is not None else ""
+    body = header + "\n" + "\n".join(rows) + "\n\n" + footnote + ("\n\n" + below if below else "")
+    record("Matches", body, "python benchmarks/match.py ... --record")
 
 
 def record_strength(match, name, limits, command):
