@@ -1,7 +1,7 @@
 """benchmarks/match.py --record: a new row joins the Matches table, and nothing written by hand is lost."""
 
 from benchmarks import common
-from benchmarks.match import Limits, Match, Player
+from benchmarks.match import Limits, Match, Player, bench_signature, record_match
 from training import report
 
 
@@ -23,8 +23,6 @@ def test_record_adds_the_row_and_keeps_the_rows_footnote_and_paragraphs(tmp_path
     match = Match(a, b, Limits("10+0.1"), 2)
     match.scores = [1.0, 0.5]
     match.penta.add(1.0, 0.5)
-    from benchmarks.match import bench_signature, record_match
-
     record_match(match, "Stockfish 15.1, UCI_Elo 2850", Limits("10+0.1"), "the new command")
     text = doc.read_text()
     assert "| Kibitz (bench 1) vs Stockfish 15.1, UCI_Elo 2600 |" in text
