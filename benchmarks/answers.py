@@ -7,9 +7,11 @@ answer is judged by Stockfish at a fixed depth (a reference for measuring only, 
 
 As the API: engine.analyse() with a fresh transposition table sized by functions/common/budget.py at
 the default memory (1769 MB, one vCPU, one thread), a movetime, no analysis cache. The positions are
-ones the engine never trained on: every tenth ply (from ply 12 to ten before the end) of the games
-against Stockfish in benchmarks/journals/m-sf*.jsonl, a seeded sample of --positions, the same on every
-run. With several --net, each position is searched by each net in turn, so that a busy spell of the
+ones the engine never trained on: the first --positions of benchmarks/data/answers.fen, 200 positions
+fixed on 2026-11-27 so that every net is judged on the same ones, round after round. They were drawn (with
+`--draw`, which samples afresh) from every tenth ply (from ply 12 to ten before the end) of the games
+against Stockfish in the journals as they stood (FIXED_FROM below), seed 1; a sample of n is the first n
+of that seed's shuffle. With several --net, each position is searched by each net in turn, so that a busy spell of the
 machine falls on all of them alike.
 
 Judged by Stockfish at --depth, one thread: its best move and score, and the score of the answer's
@@ -45,6 +47,11 @@ from engine.review import judgement, move_accuracy, win_percent, winning_chances
 from training.wdl import distinct_games
 
 JOURNALS = sorted(p for p in (ROOT / "benchmarks" / "journals").glob("m-sf*.jsonl") if "c960" not in p.name)
+FIXED = ROOT / "benchmarks" / "data" / "answers.fen"
+# The journals the fixed sample was drawn from: positions(FIXED_FROM, 200, 1) wrote answers.fen.
+FIXED_FROM = tuple(ROOT / "benchmarks" / "journals" / f"m-sf{name}.jsonl" for name in (
+    "2400-final", "2400-h2", "2600-egs", "2600-netl-host2", "2600-netl", "2600-netn1", "2600-r100", "2600-r2",
+    "2600-s1-mtg16", "2600-s1", "2600-se"))
 FIRST_PLY = 12
 EVERY = 10
 MATE_CP = 100_000  # a mate, as centipawns: win% and winning chances treat it as certain
@@ -66,6 +73,15 @@ def positions(journals=JOURNALS, n=200, seed=1):
             board.push(move)
     fens = sorted(fens)
     random.Random(seed).shuffle(fens)
+    return fens[:n]
+
+
+def fixed_positions(n, path=FIXED):
+    """The first n FENs of the fixed sample (a new journal does not change what the nets are judged on)."""
+    fens = [line.strip() for line in pathlib.Path(path).read_text().splitlines() if line.strip()]
+    if n > len(fens):
+        raise SystemExit(f"answers: --positions {n}: {path.name} holds {len(fens)} positions; "
+                         f"use --positions {len(fens)} or fewer, or --draw to sample the journals afresh")
     return fens[:n]
 
 
@@ -171,7 +187,9 @@ def main(argv=None):
     ap.add_argument("--net", action="append", default=[], metavar="LABEL=PATH[,NAME=VALUE...]",
                     help="answer with this net and these search parameters (repeat to compare; default: the "
                          "shipped net)")
-    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--draw", action="store_true",
+                    help="sample the journals afresh (with --seed) instead of benchmarks/data/answers.fen")
+    ap.add_argument("--seed", type=int, default=1, help="the sample's seed, with --draw")
     ap.add_argument("--cache", default="/tmp/kibitz-answers-judge.json", help="Stockfish's verdicts, kept")
     ap.add_argument("--record", action="store_true", help="write the table to docs/benchmarks.md")
     args = ap.parse_args(argv)
@@ -185,7 +203,9 @@ def main(argv=None):
             nets.append((label, nnue.load(path), path, params))
         except (OSError, nnue.NetError) as e:
             raise SystemExit(f"answers: --net {spec!r}: {e}") from None
-    fens = positions(n=args.positions, seed=args.seed)
+    if args.positions < 1:
+        raise SystemExit(f"answers: --positions {args.positions}: give 1 or more")
+    fens = positions(n=args.positions, seed=args.seed) if args.draw else fixed_positions(args.positions)
     judge = Judge(args.depth, args.cache)
     rows = {label: [] for label, *_ in nets}
     start, t0 = cpu_times(), time.monotonic()
@@ -218,9 +238,10 @@ def main(argv=None):
         worse = sum(x[1] > y[1] for x, y in zip(a, b, strict=True))
         out += (f"\n\nPosition by position, {nets[0][0]} against {nets[1][0]}: lost less win% in {better}, more in "
                 f"{worse}, the same in {len(a) - better - worse}.")
+    where = (f"{len(fens)} of the games in {', '.join(p.name for p in JOURNALS)} (seed {args.seed})" if args.draw
+             else f"the first {len(fens)} of benchmarks/data/answers.fen (fixed)")
     out += (f"\n\nAs AnalyzeFunction: a fresh table sized by functions/common/budget.py at 1769 MB, one thread. "
-            f"Positions: {len(fens)} of the games in {', '.join(p.name for p in JOURNALS)} (seed {args.seed}). "
-            f"{steal_since(start)}.")
+            f"Positions: {where}. {steal_since(start)}.")
     print(out)
     if args.record:
         command = "python benchmarks/answers.py " + " ".join(argv if argv is not None else sys.argv[1:])

@@ -4,7 +4,7 @@ answer is scored against the reference's move, by Lichess's formulas (engine/rev
 import chess
 import pytest
 
-from benchmarks.answers import JOURNALS, net_spec, positions, verdict
+from benchmarks.answers import FIXED_FROM, JOURNALS, fixed_positions, net_spec, positions, verdict
 
 
 def test_the_positions_are_a_fixed_sample_of_standard_games():
@@ -14,6 +14,23 @@ def test_the_positions_are_a_fixed_sample_of_standard_games():
     for fen in fens:
         board = chess.Board(fen)  # standard chess: python-chess reads it without chess960
         assert board.is_valid() and not board.is_game_over() and board.fullmove_number >= 7
+
+
+def test_the_nets_are_judged_on_a_fixed_sample_that_new_journals_do_not_change():
+    fens = fixed_positions(200)
+    assert len(fens) == len(set(fens)) == 200
+    assert fixed_positions(120) == fens[:120]
+    # It is the seeded draw from the journals that stood when it was fixed (so its provenance holds), and
+    # the journals since (the ladder runs after 2026-11-27) are not in it.
+    assert all(p.exists() for p in FIXED_FROM) and set(FIXED_FROM) <= set(JOURNALS)
+    assert positions(FIXED_FROM, n=200, seed=1) == fens
+    for fen in fens:
+        assert chess.Board(fen).is_valid()
+
+
+def test_asking_for_more_positions_than_the_sample_holds_names_the_limit():
+    with pytest.raises(SystemExit, match=r"--positions 201: answers.fen holds 200 positions"):
+        fixed_positions(201)
 
 
 def test_the_reference_move_costs_nothing_and_a_blunder_is_one():
