@@ -11,8 +11,8 @@ ones the engine never trained on: the first --positions of benchmarks/data/answe
 fixed on 2026-11-27 so that every net is judged on the same ones, round after round. They were drawn (with
 `--draw`, which samples afresh) from every tenth ply (from ply 12 to ten before the end) of the games
 against Stockfish in the journals as they stood (FIXED_FROM below), seed 1; a sample of n is the first n
-of that seed's shuffle. With several --net, each position is searched by each net in turn, so that a busy spell of the
-machine falls on all of them alike.
+of that seed's shuffle. With several --net, each position is searched by each net in turn, so that a busy
+spell of the machine falls on all of them alike.
 
 Judged by Stockfish at --depth, one thread: its best move and score, and the score of the answer's
 move (searched alone, `searchmoves`). From the mover's win% (Lichess's formula, engine/review.py)
@@ -28,6 +28,7 @@ moves the first did not play. Timed: stop other work on the machine first.
 """
 
 import argparse
+import functools
 import io
 import json
 import pathlib
@@ -46,10 +47,11 @@ from benchmarks.common import ROOT, cpu_times, find_engine, record, steal_since,
 from engine.review import judgement, move_accuracy, win_percent, winning_chances
 from training.wdl import distinct_games
 
-JOURNALS = sorted(p for p in (ROOT / "benchmarks" / "journals").glob("m-sf*.jsonl") if "c960" not in p.name)
+JOURNAL_DIR = ROOT / "benchmarks" / "journals"
+JOURNALS = sorted(p for p in JOURNAL_DIR.glob("m-sf*.jsonl") if "c960" not in p.name)
 FIXED = ROOT / "benchmarks" / "data" / "answers.fen"
 # The journals the fixed sample was drawn from: positions(FIXED_FROM, 200, 1) wrote answers.fen.
-FIXED_FROM = tuple(ROOT / "benchmarks" / "journals" / f"m-sf{name}.jsonl" for name in (
+FIXED_FROM = tuple(JOURNAL_DIR / f"m-sf{name}.jsonl" for name in (
     "2400-final", "2400-h2", "2600-egs", "2600-netl-host2", "2600-netl", "2600-netn1", "2600-r100", "2600-r2",
     "2600-s1-mtg16", "2600-s1", "2600-se"))
 FIRST_PLY = 12
@@ -60,6 +62,14 @@ MATE_CP = 100_000  # a mate, as centipawns: win% and winning chances treat it as
 def positions(journals=JOURNALS, n=200, seed=1):
     """FENs of a seeded sample of n positions of the journals' games (every EVERY-th ply from FIRST_PLY
     to EVERY before the end; standard chess only)."""
+    fens = list(_candidates(tuple(journals)))
+    random.Random(seed).shuffle(fens)
+    return fens[:n]
+
+
+@functools.cache
+def _candidates(journals):
+    """Every position a sample of these journals may draw, sorted (parsed once a process: it takes seconds)."""
     fens = set()
     for _, text in distinct_games(journals):
         if "Chess960" in text:
@@ -71,9 +81,7 @@ def positions(journals=JOURNALS, n=200, seed=1):
             if ply >= FIRST_PLY and ply % EVERY == 0 and ply <= len(moves) - EVERY:
                 fens.add(board.fen())
             board.push(move)
-    fens = sorted(fens)
-    random.Random(seed).shuffle(fens)
-    return fens[:n]
+    return tuple(sorted(fens))
 
 
 def fixed_positions(n, path=FIXED):

@@ -47,6 +47,7 @@ if __package__ in (None, ""):
 from benchmarks.adjudication import Adjudicator
 from benchmarks.common import ROOT, find_engine, record, table
 from benchmarks.sprt import Pentanomial, sprt_state
+from training.report import KEEP_BELOW
 
 BOOK = ROOT / "training" / "data" / "openings_noob_2moves.epd"  # training/gen.py's
 # A backstop only: the fifty-move rule and repetition end real games. At 400 (until 2026-11-27) 49 of 800
@@ -403,19 +404,16 @@ def record_match(match, label, limits, command):
               "|---|---|---|---|---|---|---|")
     text = DOC.read_text() if DOC.exists() else ""
     existing = re.search(r"^## Matches\n.*?(?=^## |\Z)", text, re.S | re.M)
-    lines = existing.group(0).splitlines() if existing else []
+    # The recorded part only: the paragraphs below record()'s mark (what each row means) stay where they are.
+    lines = existing.group(0).partition(KEEP_BELOW)[0].splitlines() if existing else []
     rows = [line for line in lines if line.startswith("| Kibitz")]
     rows.append(row + f" <!-- {command} -->")
-    # The footnote is written once; notes added to it by hand since (a row's time loss) are kept, and so is
-    # every paragraph written below it (what each row means).
-    at = next((i for i, line in enumerate(lines) if line.startswith("Openings:")), None)
-    footnote = lines[at] if at is not None else (
+    # The footnote is written once; notes added to it by hand since (a row's time loss) are kept.
+    footnote = next((line for line in lines if line.startswith("Openings:")), (
         "Openings: the 2-move book, each played with both colours. Each row's command says how many games ran "
         "at once (--concurrency, default 2: one per core). Problems: illegal moves, crashes and time losses by "
-        "either engine. Intervals from game pairs (pentanomial).")
-    below = "\n".join(lines[at + 1:]).strip() if at is not None else ""
-    body = header + "\n" + "\n".join(rows) + "\n\n" + footnote + ("\n\n" + below if below else "")
-    record("Matches", body, "python benchmarks/match.py ... --record")
+        "either engine. Intervals from game pairs (pentanomial)."))
+    record("Matches", header + "\n" + "\n".join(rows) + "\n\n" + footnote, "python benchmarks/match.py ... --record")
 
 
 def record_strength(match, name, limits, command):

@@ -36,16 +36,24 @@ def table(headers, rows):
     return "\n".join(out)
 
 
+# Written by record() below each section's recorded text. A rerun replaces what is above it (the command's
+# stamp and the script's tables) and keeps what is below it: the paragraphs written by hand about earlier runs.
+KEEP_BELOW = "<!-- recorded above; kept below: written by hand -->"
+
+
 def record(section, body, command):
-    """Replace (or append) `## section` in docs/benchmarks.md with body, dated, with the command."""
+    """Replace (or append) `## section` in docs/benchmarks.md with body, dated, with the command, keeping what
+    the section holds below its KEEP_BELOW mark. A section without the mark is replaced whole."""
     DOC.parent.mkdir(exist_ok=True)
     header = "# Benchmarks\n\nEvery figure here was printed by a script in `benchmarks/`.\n"
     text = DOC.read_text() if DOC.exists() else header
     stamp = datetime.date.today().isoformat()
-    block = f"## {section}\n\n`{command}` — {stamp}, {machine()}\n\n{body.strip()}\n"
+    block = f"## {section}\n\n`{command}` — {stamp}, {machine()}\n\n{body.strip()}\n\n{KEEP_BELOW}\n"
     pattern = re.compile(rf"^## {re.escape(section)}\n.*?(?=^## |\Z)", re.S | re.M)
-    if pattern.search(text):
-        text = pattern.sub(lambda m: block + "\n", text)
+    existing = pattern.search(text)
+    if existing:
+        below = existing.group(0).partition(KEEP_BELOW)[2].strip("\n") if KEEP_BELOW in existing.group(0) else ""
+        text = pattern.sub(lambda m: block + (f"\n{below}\n" if below else "") + "\n", text, count=1)
     else:
         text = text.rstrip("\n") + "\n\n" + block
     DOC.write_text(text.rstrip("\n") + "\n")
