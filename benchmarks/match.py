@@ -47,7 +47,7 @@ if __package__ in (None, ""):
 from benchmarks.adjudication import Adjudicator
 from benchmarks.common import ROOT, find_engine, record, table
 from benchmarks.sprt import Pentanomial, sprt_state
-from training.report import KEEP_BELOW
+from training.report import recorded_part
 
 BOOK = ROOT / "training" / "data" / "openings_noob_2moves.epd"  # training/gen.py's
 # A backstop only: the fifty-move rule and repetition end real games. At 400 (until 2026-11-27) 49 of 800
@@ -393,8 +393,6 @@ def bench_signature(checkout):
 
 def record_match(match, label, limits, command):
     """Append a row to the Matches table in docs/benchmarks.md (keeping earlier rows)."""
-    from benchmarks.common import DOC
-
     w, d, lost = match.wdl()
     e, lo, hi = match.penta.elo_interval()
     n = len(match.scores)
@@ -402,10 +400,8 @@ def record_match(match, label, limits, command):
            f"{100 * sum(match.scores) / n:.1f}% | {e:+.0f} [{lo:+.0f}, {hi:+.0f}] | {len(match.problems)} |")
     header = ("| match | time control | games | W/D/L (Kibitz) | score | Elo difference [95%] | problems |\n"
               "|---|---|---|---|---|---|---|")
-    text = DOC.read_text() if DOC.exists() else ""
-    existing = re.search(r"^## Matches\n.*?(?=^## |\Z)", text, re.S | re.M)
     # The recorded part only: the paragraphs below record()'s mark (what each row means) stay where they are.
-    lines = existing.group(0).partition(KEEP_BELOW)[0].splitlines() if existing else []
+    lines = recorded_part("Matches").splitlines()
     rows = [line for line in lines if line.startswith("| Kibitz")]
     rows.append(row + f" <!-- {command} -->")
     # The footnote is written once; notes added to it by hand since (a row's time loss) are kept.

@@ -41,6 +41,17 @@ def table(headers, rows):
 KEEP_BELOW = "<!-- recorded above; kept below: written by hand -->"
 
 
+def _section(text, section):
+    """The match of `## section` in text, up to the next `## ` heading (None if it has none)."""
+    return re.search(rf"^## {re.escape(section)}\n.*?(?=^## |\Z)", text, re.S | re.M)
+
+
+def recorded_part(section):
+    """What docs/benchmarks.md's `## section` holds above its KEEP_BELOW mark ("" if there is no section)."""
+    existing = _section(DOC.read_text(), section) if DOC.exists() else None
+    return existing.group(0).partition(KEEP_BELOW)[0] if existing else ""
+
+
 def record(section, body, command):
     """Replace (or append) `## section` in docs/benchmarks.md with body, dated, with the command, keeping what
     the section holds below its KEEP_BELOW mark. A section without the mark is replaced whole."""
@@ -49,11 +60,10 @@ def record(section, body, command):
     text = DOC.read_text() if DOC.exists() else header
     stamp = datetime.date.today().isoformat()
     block = f"## {section}\n\n`{command}` — {stamp}, {machine()}\n\n{body.strip()}\n\n{KEEP_BELOW}\n"
-    pattern = re.compile(rf"^## {re.escape(section)}\n.*?(?=^## |\Z)", re.S | re.M)
-    existing = pattern.search(text)
+    existing = _section(text, section)
     if existing:
-        below = existing.group(0).partition(KEEP_BELOW)[2].strip("\n") if KEEP_BELOW in existing.group(0) else ""
-        text = pattern.sub(lambda m: block + (f"\n{below}\n" if below else "") + "\n", text, count=1)
+        below = existing.group(0).partition(KEEP_BELOW)[2].strip("\n")
+        text = text[:existing.start()] + block + (f"\n{below}\n" if below else "") + "\n" + text[existing.end():]
     else:
         text = text.rstrip("\n") + "\n\n" + block
     DOC.write_text(text.rstrip("\n") + "\n")
