@@ -28,7 +28,8 @@ def read(journal):
     settings, pairs = read_journal(journal)
     limits = settings.get("limits", "")
     try:
-        base, inc = (float(x) for x in limits.split("+"))
+        # match.py writes "10+0.1" or, for adjudicated games, "10+0.1, adjudicated"
+        base, inc = (float(x) for x in limits.split(",")[0].split("+"))
     except ValueError:
         raise SystemExit(f"{journal}: played at {limits!r}, not on a clock (BASE+INC)") from None
     return base, inc, pairs
