@@ -46,3 +46,10 @@ def test_the_clock_after_move_30_is_read_from_the_games_that_reach_it(tmp_path):
 def test_a_journal_without_a_clock_is_refused(tmp_path):
     with pytest.raises(SystemExit, match="not on a clock"):
         clock_use.games(journal(tmp_path, "10000 nodes", []))
+
+
+def test_an_adjudicated_clock_journal_is_read_at_its_clock(tmp_path):
+    base, inc, played = clock_use.games(journal(tmp_path, "10+0.1, adjudicated", []))
+    assert (base, inc, played) == (10.0, 0.1, [])
+    with pytest.raises(SystemExit, match="not on a clock"):
+        clock_use.games(journal(tmp_path, "10000 nodes, adjudicated", []))
