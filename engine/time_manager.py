@@ -21,12 +21,22 @@ MOVETIME_MARGIN_MS = 1  # the Python work after the search stops (reading lines,
 # has not settled.
 STABILITY_SCALE = (2.0, 1.5, 1.2, 1.05, 1.0)  # by how many iterations in a row the best move has held
 SCORE_FALL_CP = 100  # a fall this large (or more) since the last iteration scales the soft limit by 1.5
+# With a short clock the scaled soft limit stays under the increment: under ~1 s the hard limit is more than
+# the increment, and scaling up to it drained A's clock 45 ms a move until a stall lost on time (issue 32,
+# docs/strength.md). Short = under SHORT_INCREMENTS increments, or SHORT_MS without an increment.
+SHORT_INCREMENTS = 20
+SHORT_MS = 2000
+SHORT_INC_SHARE = 0.8  # of the increment, the scaled soft limit's ceiling on a short clock
 
 
 @dataclass(frozen=True)
 class Budget:
     soft_ms: float | None  # do not start another iteration after this
     hard_ms: float | None  # the search stops here
+    stretch_ms: float | None = None  # the most TimeStability may scale the soft limit to (None: hard_ms)
+
+    def stretch_limit(self):
+        return self.hard_ms if self.stretch_ms is None else min(self.stretch_ms, self.hard_ms)
 
 
 def budget(side, movetime_ms=None, wtime=None, btime=None, winc=0, binc=0, movestogo=None, inc_share=INC_SHARE,
@@ -41,7 +51,8 @@ def budget(side, movetime_ms=None, wtime=None, btime=None, winc=0, binc=0, moves
     if not budgets:
         return Budget(None, None)
     softs = [b.soft_ms for b in budgets if b.soft_ms is not None]
-    return Budget(min(softs) if softs else None, min(b.hard_ms for b in budgets))
+    return Budget(min(softs) if softs else None, min(b.hard_ms for b in budgets),
+                  min(b.stretch_limit() for b in budgets))
 
 
 def for_movetime(movetime_ms):
@@ -65,9 +76,12 @@ def for_clock(time_left_ms, inc_ms=0, moves_to_go=None, inc_share=INC_SHARE, def
     cap = (0.2 if available > 1000 else 0.1) * available + (0.5 * inc_ms if available > 2 * inc_ms else 0.0)
     if mtg == 1:
         cap = 0.8 * available
-    soft = min(0.6 * base, cap)
-    hard = min(3.0 * base, cap)
-    return Budget(soft_ms=max(soft, 1.0), hard_ms=max(hard, 1.0))
+    soft = max(min(0.6 * base, cap), 1.0)
+    hard = max(min(3.0 * base, cap), 1.0)
+    stretch = hard
+    if available < max(SHORT_INCREMENTS * inc_ms, SHORT_MS):
+        stretch = max(soft, min(hard, SHORT_INC_SHARE * inc_ms))
+    return Budget(soft_ms=soft, hard_ms=hard, stretch_ms=stretch)
 
 
 def soft_scale(held, fall_cp):
