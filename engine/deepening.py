@@ -205,7 +205,7 @@ def _deepen(main, helpers, side, started, budget, tt, depth, nodes, infinite, st
                 held = held + 1 if result.best_move == previous.best_move else 0
                 fall = (previous.score.cp - result.score.cp
                         if previous.score.cp is not None and result.score.cp is not None else 0)
-                soft_ms = min(budget.soft_ms * time_manager.soft_scale(held, fall), budget.stretch_limit())
+                soft_ms = min(budget.soft_ms * time_manager.soft_scale(held, fall), budget.stretch_ms)
             if on_info is not None:
                 on_info(result)
             elapsed_ms = (time.monotonic_ns() - started) / 1e6

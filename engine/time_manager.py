@@ -33,10 +33,7 @@ SHORT_INC_SHARE = 0.8  # of the increment, the scaled soft limit's ceiling on a 
 class Budget:
     soft_ms: float | None  # do not start another iteration after this
     hard_ms: float | None  # the search stops here
-    stretch_ms: float | None = None  # the most TimeStability may scale the soft limit to (None: hard_ms)
-
-    def stretch_limit(self):
-        return self.hard_ms if self.stretch_ms is None else min(self.stretch_ms, self.hard_ms)
+    stretch_ms: float | None = None  # the most TimeStability may scale the soft limit to (<= hard_ms)
 
 
 def budget(side, movetime_ms=None, wtime=None, btime=None, winc=0, binc=0, movestogo=None, inc_share=INC_SHARE,
@@ -52,11 +49,12 @@ def budget(side, movetime_ms=None, wtime=None, btime=None, winc=0, binc=0, moves
         return Budget(None, None)
     softs = [b.soft_ms for b in budgets if b.soft_ms is not None]
     return Budget(min(softs) if softs else None, min(b.hard_ms for b in budgets),
-                  min(b.stretch_limit() for b in budgets))
+                  min(b.stretch_ms for b in budgets))
 
 
 def for_movetime(movetime_ms):
-    return Budget(soft_ms=None, hard_ms=max(movetime_ms - MOVETIME_MARGIN_MS, 0.5))
+    hard = max(movetime_ms - MOVETIME_MARGIN_MS, 0.5)
+    return Budget(soft_ms=None, hard_ms=hard, stretch_ms=hard)
 
 
 def for_clock(time_left_ms, inc_ms=0, moves_to_go=None, inc_share=INC_SHARE, default_mtg=DEFAULT_MOVES_TO_GO):

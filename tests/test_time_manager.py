@@ -85,13 +85,13 @@ def test_time_inc_share_and_moves_to_go_reach_the_clock_budget(monkeypatch):
 def test_on_a_short_clock_the_scaling_stays_under_the_increment():
     # A's clock in the SPRT's time loss: 0.774 s + 0.1 s, where the hard limit is more than the increment
     short = for_clock(774, 100)
-    assert short.hard_ms > 100 and short.soft_ms <= short.stretch_limit() <= 0.8 * 100
+    assert short.hard_ms > 100 and short.soft_ms <= short.stretch_ms <= 0.8 * 100
     # no increment: under 2 s the soft limit is not scaled at all
     bare = for_clock(1500, 0)
-    assert bare.stretch_limit() == bare.soft_ms
+    assert bare.stretch_ms == bare.soft_ms
     # a long clock: the scaling may reach the hard limit, as before
     opening = for_clock(10_000, 100)
-    assert opening.stretch_limit() == opening.hard_ms > 2 * opening.soft_ms
+    assert opening.stretch_ms == opening.hard_ms > 2 * opening.soft_ms
     # the clock's ceiling holds when a movetime is given too
     both = time_manager.budget(0, movetime_ms=5000, wtime=774, btime=774, winc=100, binc=100)
-    assert both.stretch_limit() == short.stretch_limit()
+    assert both.stretch_ms == short.stretch_ms
