@@ -34,6 +34,7 @@ import queue
 import random
 import re
 import shlex
+import signal
 import sys
 import threading
 import time
@@ -368,6 +369,9 @@ def main(argv=None):
     ap.add_argument("--record", action="store_true", help="add a row to docs/benchmarks.md (Matches)")
     ap.add_argument("--strength", default=None, help="a change's name: add its row to docs/strength.md")
     args = ap.parse_args(argv)
+    # A shell starts a background job (`cmd &`) with SIGINT ignored, and Python then keeps it ignored:
+    # restore it, so that `kill -INT` finishes the pairs under way instead of doing nothing.
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     a, b, label = players(args)
     limits = Limits(None if args.nodes else args.tc, args.nodes, args.adjudicate, args.variant == "chess960")
     match = Match(a, b, limits, args.games, args.concurrency, args.sprt, args.seed,

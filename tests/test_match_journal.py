@@ -97,3 +97,32 @@ def test_chess960_matches_start_from_the_960_starts_and_say_so(tmp_path):
     Match(*players(), Limits("10+0.1"), 8, journal=journal)
     with pytest.raises(SystemExit, match="limits"):
         Match(*players(), Limits("10+0.1", chess960=True), 8, journal=journal)
+
+
+def test_kill_int_stops_a_match_started_in_the_background(tmp_path):
+    """A shell starts `match.py ... &` with SIGINT ignored; `kill -INT` must still finish the pairs under
+    way and stop, leaving the journal whole (it once did nothing, and the match ran on)."""
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    journal = tmp_path / "m.jsonl"
+    cmd = [sys.executable, "benchmarks/match.py", "self", "--nodes", "300", "--games", "200",
+           "--concurrency", "1", "--journal", str(journal)]
+    proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN))
+    try:
+        deadline = time.monotonic() + 300
+        while time.monotonic() < deadline and (not journal.exists() or len(journal.read_text().splitlines()) < 2):
+            time.sleep(0.2)
+        assert len(journal.read_text().splitlines()) >= 2, "no pair was played"
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=120)
+    finally:
+        proc.kill()
+    assert proc.returncode == 0, err
+    assert "interrupted: finishing the pairs under way" in err
+    pairs = len(journal.read_text().splitlines()) - 1
+    assert 1 <= pairs < 100
+    assert f"games {2 * pairs}:" in err and "A vs B:" in out
