@@ -1,5 +1,10 @@
 """benchmarks/match.py --journal: a match killed part way resumes with the pairs it had, and only them."""
 
+import signal
+import subprocess
+import sys
+import time
+
 import chess
 import chess.pgn
 import pytest
@@ -102,11 +107,6 @@ def test_chess960_matches_start_from_the_960_starts_and_say_so(tmp_path):
 def test_kill_int_stops_a_match_started_in_the_background(tmp_path):
     """A shell starts `match.py ... &` with SIGINT ignored; `kill -INT` must still finish the pairs under
     way and stop, leaving the journal whole (it once did nothing, and the match ran on)."""
-    import signal
-    import subprocess
-    import sys
-    import time
-
     journal = tmp_path / "m.jsonl"
     cmd = [sys.executable, "benchmarks/match.py", "self", "--nodes", "300", "--games", "200",
            "--concurrency", "1", "--journal", str(journal)]
