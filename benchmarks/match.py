@@ -385,7 +385,7 @@ def main(argv=None):
                 print(g, file=f, end="\n\n")
     command = " ".join(["benchmarks/match.py"] + (argv if argv is not None else sys.argv[1:]))
     if args.record:
-        record_match(match, label, limits, command)
+        record_match(match, label, limits, command, args.a_opt)
     if args.strength:
         record_strength(match, args.strength, limits, command)
 
@@ -395,12 +395,14 @@ def bench_signature(checkout):
     return re.search(r"^SIGNATURE = (\d+)", text, re.M).group(1)
 
 
-def record_match(match, label, limits, command):
-    """Append a row to the Matches table in docs/benchmarks.md (keeping earlier rows)."""
+def record_match(match, label, limits, command, a_opts=()):
+    """Append a row to the Matches table in docs/benchmarks.md (keeping earlier rows). The row names A's
+    options (--a-opt), so that two runs of one build are told apart without reading their commands."""
     w, d, lost = match.wdl()
     e, lo, hi = match.penta.elo_interval()
     n = len(match.scores)
-    row = (f"| Kibitz (bench {bench_signature(match.a.cwd)}) vs {label} | {limits.text()} | {n} | +{w} ={d} -{lost} | "
+    a_label = ", ".join([f"bench {bench_signature(match.a.cwd)}", *a_opts])
+    row = (f"| Kibitz ({a_label}) vs {label} | {limits.text()} | {n} | +{w} ={d} -{lost} | "
            f"{100 * sum(match.scores) / n:.1f}% | {e:+.0f} [{lo:+.0f}, {hi:+.0f}] | {len(match.problems)} |")
     header = ("| match | time control | games | W/D/L (Kibitz) | score | Elo difference [95%] | problems |\n"
               "|---|---|---|---|---|---|---|")

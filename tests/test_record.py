@@ -39,6 +39,11 @@ def test_record_adds_the_row_and_keeps_the_rows_footnote_and_paragraphs(tmp_path
     assert text.index("a paragraph written by hand") < text.index("## Perft")
     assert text.endswith("## Perft\n\nthe next section\n")
     assert "`old command`" not in text  # the section's stamp is the new run's
+    # A run with --a-opt says so in its row: two runs of one build must not read as the same row.
+    record_match(match, "Stockfish 15.1, UCI_Elo 2850", Limits("10+0.1"), "with options",
+                 ["TimeStability=1", "Contempt=10"])
+    assert (f"| Kibitz (bench {bench_signature(common.ROOT)}, TimeStability=1, Contempt=10) vs Stockfish 15.1, "
+            "UCI_Elo 2850 | 10+0.1 | 2 |") in doc.read_text()
 
 
 def test_record_replaces_the_recorded_part_and_keeps_what_is_below_the_mark(tmp_path, monkeypatch):
