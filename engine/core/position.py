@@ -96,6 +96,27 @@ def castle_rook_from(st, us, flag):
     return st[ST_CASTLE_ROOK + 2 * us + flag - F_KING_CASTLE]
 
 
+@njit(inline="always")
+def key_after(T, board, st, keys, m):
+    """The key after m for the common move, only to prefetch the child's table bucket early (before the
+    accumulator update, so that the load overlaps it). Castling, lost castling rights and a new en-passant
+    square are left out: for those few moves the early prefetch misses and make_move's exact key is used."""
+    frm = move_from(m)
+    to = move_to(m)
+    flag = move_flag(m)
+    p = np.int64(board[frm])
+    placed = ((KNIGHT + (flag & 3)) | (p & 8)) if flag & F_PROMO else p
+    key = keys[st[ST_PLY]] ^ T[T_ZOBRIST_SIDE] ^ T[T_ZOBRIST_PSQ + p * 64 + frm] ^ T[T_ZOBRIST_PSQ + placed * 64 + to]
+    if flag == F_EP_CAPTURE:
+        capsq = to - 8 if p < 8 else to + 8
+        key ^= T[T_ZOBRIST_PSQ + np.int64(board[capsq]) * 64 + capsq]
+    elif flag & F_CAPTURE:
+        key ^= T[T_ZOBRIST_PSQ + np.int64(board[to]) * 64 + to]
+    if st[ST_EP] != NO_SQ:
+        key ^= T[T_ZOBRIST_EP + (st[ST_EP] & 7)]
+    return key
+
+
 @kernel
 def make_move(T, bb, board, st, keys, undo, m):
     us = st[ST_SIDE]

@@ -21,7 +21,16 @@ from engine.core.bitboard import U64
 from engine.core.endgames import NOT_KNOWN, drawish_scale, lone_king, material_scale
 from engine.core.intrinsics import monotonic_ns, popcount
 from engine.core.movegen import check_squares, checkers_of, generate, gives_check, quiet_gives_check
-from engine.core.position import make_move, make_null, move_flag, move_from, move_to, unmake_move, unmake_null
+from engine.core.position import (
+    key_after,
+    make_move,
+    make_null,
+    move_flag,
+    move_from,
+    move_to,
+    unmake_move,
+    unmake_null,
+)
 from engine.core.see import SEE_VALUE, see_ge
 from engine.core.signatures import POS, TABLES, recursive
 from engine.core.simd import first_max
@@ -413,9 +422,9 @@ def qsearch(T, bb, board, st, keys, undo, tt, S, ctl, NET, ACC, H, ply, alpha, b
             if futile or order < 0 or (order == ORDER_TT and not see_ge(T, bb, board, m, 0)):
                 if not gives_check(T, bb, board, st, m):
                     continue
+        prefetch_bucket(tt, ctl[C_TT_MASK], key_after(T, board, st, keys, m))  # overlaps push_move
         nnue.push_move(NET, ACC, ply, board, m)
         make_move(T, bb, board, st, keys, undo, m)
-        prefetch_bucket(tt, ctl[C_TT_MASK], keys[st[ST_PLY]])
         score = -qsearch(T, bb, board, st, keys, undo, tt, S, ctl, NET, ACC, H, ply + 1, -beta, -alpha, qdepth - 1)
         unmake_move(T, bb, board, st, keys, undo, m)
         if ctl[C_ABORTED]:
@@ -665,9 +674,9 @@ def negamax(T, bb, board, st, keys, undo, tt, S, ctl, NET, ACC, H, ply, depth, a
                 continue
 
         S[S_CONT_INDEX + ply] = _cont_index(board, m)
+        prefetch_bucket(tt, ctl[C_TT_MASK], key_after(T, board, st, keys, m))  # overlaps push_move
         nnue.push_move(NET, ACC, ply, board, m)
         make_move(T, bb, board, st, keys, undo, m)
-        prefetch_bucket(tt, ctl[C_TT_MASK], keys[st[ST_PLY]])
         searched += 1
         if quiet:
             quiets += 1
