@@ -100,7 +100,8 @@ def castle_rook_from(st, us, flag):
 def key_after(T, board, st, keys, m):
     """The key after m for the common move, only to prefetch the child's table bucket early (before the
     accumulator update, so that the load overlaps it). Castling, lost castling rights and a new en-passant
-    square are left out: for those few moves the early prefetch misses and make_move's exact key is used."""
+    square are left out: for those few moves the wrong bucket is prefetched and the child's probe waits on
+    memory, as every probe did before."""
     frm = move_from(m)
     to = move_to(m)
     flag = move_flag(m)
