@@ -125,13 +125,12 @@ def test_check_detection_before_the_move_matches_python_chess():
 
 
 def test_the_early_table_key_is_the_key_after_the_move_except_where_it_says():
-    """key_after() (the key the search prefetches the child's table bucket with, before the accumulator
-    update) equals make_move's key for every move but castling, a lost castling right and a new en-passant
-    square, which it leaves out by design; Chess960 games too."""
+    """key_after() (make_move's key before castling's rook, lost castling rights and a new en-passant square;
+    the search prefetches the child's table bucket with it before the accumulator update) is the whole key
+    after every move but those; Chess960 games too."""
     from engine.core.position import key_after
     from engine.layout import F_KING_CASTLE, F_QUEEN_CASTLE, NO_SQ, ST_CASTLE, ST_EP
 
-    early = key_after  # numba compiles it for these argument types on the first call
     rng = random.Random(7)
     checked, left_out, bad = 0, 0, []
     for game in range(40):
@@ -143,7 +142,7 @@ def test_the_early_table_key_is_the_key_after_the_move_except_where_it_says():
             if not legal:
                 break
             for m in ours.legal_moves():
-                want_key = early(native.TABLES, ours.board, ours.st, ours.keys, m)
+                want_key = key_after(native.TABLES, ours.board, ours.st, ours.keys, m)
                 child = ours.copy()
                 child.push(m)
                 by_design = ((m >> 12) in (F_KING_CASTLE, F_QUEEN_CASTLE) or child.st[ST_EP] != NO_SQ

@@ -98,10 +98,10 @@ def castle_rook_from(st, us, flag):
 
 @njit(inline="always")
 def key_after(T, board, st, keys, m):
-    """The key after m for the common move, only to prefetch the child's table bucket early (before the
-    accumulator update, so that the load overlaps it). Castling, lost castling rights and a new en-passant
-    square are left out: for those few moves the wrong bucket is prefetched and the child's probe waits on
-    memory, as every probe did before."""
+    """The key after m but for castling's rook, lost castling rights and a new en-passant square, from the
+    position before it: make_move starts from it and adds those three, and the search prefetches the child's
+    table bucket with it before the accumulator update (so that the load overlaps the update). For the few
+    moves that change those three the wrong bucket is prefetched, and the child's probe waits on memory."""
     frm = move_from(m)
     to = move_to(m)
     flag = move_flag(m)
@@ -130,10 +130,8 @@ def make_move(T, bb, board, st, keys, undo, m):
     undo[n, U_CASTLE] = st[ST_CASTLE]
     undo[n, U_EP] = st[ST_EP]
     undo[n, U_HALFMOVE] = st[ST_HALFMOVE]
-    key = keys[n]
-    if st[ST_EP] != NO_SQ:
-        key ^= T[T_ZOBRIST_EP + (st[ST_EP] & 7)]
-        st[ST_EP] = NO_SQ
+    key = key_after(T, board, st, keys, m)  # before the board changes: it reads the squares the move empties
+    st[ST_EP] = NO_SQ
 
     captured = EMPTY
     if flag == F_EP_CAPTURE:
@@ -141,22 +139,18 @@ def make_move(T, bb, board, st, keys, undo, m):
         captured = np.int64(board[capsq])
         toggle(bb, captured, capsq)
         board[capsq] = EMPTY
-        key ^= T[T_ZOBRIST_PSQ + captured * 64 + capsq]
     elif flag & F_CAPTURE:
         captured = np.int64(board[to])
         toggle(bb, captured, to)
-        key ^= T[T_ZOBRIST_PSQ + captured * 64 + to]
     undo[n, U_CAPTURED] = captured
 
     toggle(bb, p, frm)
     board[frm] = EMPTY
-    key ^= T[T_ZOBRIST_PSQ + p * 64 + frm]
     placed = p
     if flag & F_PROMO:
         placed = (KNIGHT + (flag & 3)) | (us << 3)
     toggle(bb, placed, to)
     board[to] = placed
-    key ^= T[T_ZOBRIST_PSQ + placed * 64 + to]
 
     if flag == F_KING_CASTLE or flag == F_QUEEN_CASTLE:
         rf = castle_rook_from(st, us, flag)
@@ -193,7 +187,6 @@ def make_move(T, bb, board, st, keys, undo, m):
     if us == BLACK:
         st[ST_FULLMOVE] += 1
     st[ST_SIDE] = us ^ 1
-    key ^= T[T_ZOBRIST_SIDE]
     keys[n + 1] = key
     st[ST_PLY] = n + 1
 
