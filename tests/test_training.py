@@ -132,6 +132,25 @@ def test_held_back_games_are_spread_over_every_worker():
     assert 0.01 < share < 0.04
 
 
+def test_weight_decay_shrinks_the_weights_apart_from_the_gradient():
+    """AdamW: with no gradient a step shrinks each weight by lr x decay of itself; without decay it stays
+    (Adam's step is 0 for a zero gradient and zero moments); with a gradient the decay adds the same shrink
+    to Adam's own step, and the clip still holds."""
+    p0 = np.linspace(-1.5, 1.5, 64).astype(np.float32)
+    zero = np.zeros_like(p0)
+
+    def step(p, g, decay):
+        p, m, v = p.copy(), np.zeros_like(p), np.zeros_like(p)
+        train._adam(p, g, m, v, 1e-3, 1, 1.98, decay)
+        return p
+
+    assert np.array_equal(step(p0, zero, 0.0), p0)
+    assert np.allclose(step(p0, zero, 0.5), p0 * (1 - 1e-3 * 0.5), rtol=1e-6)
+    g = np.full_like(p0, 0.25)
+    assert np.allclose(step(p0, g, 0.5) - step(p0, g, 0.0), -p0 * 1e-3 * 0.5, atol=1e-6)
+    assert np.abs(step(np.full(8, 1.98, np.float32), np.full(8, -1.0, np.float32), 0.0)).max() <= 1.98
+
+
 def test_fit_k_recovers_the_scale_of_a_logistic():
     rng = np.random.default_rng(1)
     scores = rng.normal(0, 300, 50000)

@@ -31,6 +31,8 @@ def main(argv=None):
     t.add_argument("--max-positions", type=int, default=None)
     t.add_argument("--resume", action="store_true", help="continue from the checkpoint beside --out")
     t.add_argument("--mirror", action="store_true", help="train on each position or its mirror image (a <-> h)")
+    t.add_argument("--weight-decay", type=float, default=0.0,
+                   help="AdamW's decoupled weight decay on the weights (default 0: plain Adam)")
     t.add_argument("--init", default=None, help="start from this net file's weights (default: random ones)")
     t.add_argument("--buckets", type=int, default=None,
                    help="output layers by piece count, 1 to 8 (default: --init's, else 1); --init from a net of one "
@@ -68,7 +70,7 @@ def main(argv=None):
         train.train(args.data, args.out, hidden=args.hidden, epochs=args.epochs, batch=args.batch, lr=args.lr,
                     final_lr=args.final_lr, result_weight=args.result_weight, seed=args.seed, resume=args.resume,
                     max_positions=args.max_positions, mirror=args.mirror, init=args.init,
-                    buckets=args.buckets)
+                    buckets=args.buckets, weight_decay=args.weight_decay)
     elif args.command == "wdl":
         from training import wdl
 

@@ -4,6 +4,7 @@
         [--hidden 256] [--epochs 30] [--batch 16384] [--lr 0.001] [--result-weight 0.3] [--seed 1]
         [--init engine/nets/kibitz.nnue]      (start from a net's weights instead of random ones)
         [--buckets 8]                         (output layers by piece count; default 1, or --init's)
+        [--weight-decay 0.1]                  (AdamW: the weights shrink by lr x decay a step)
 
 The network is engine/nnue.py's: (768 -> H) x 2 -> 1, squared clipped ReLU on [0, 1], the side to
 move's accumulator first. Its output times engine.nnue.SCALE is the evaluation in centipawns. With B
@@ -152,14 +153,16 @@ def _loss(rows, own, other, count, bucket, target, w1, b1, w2, b2, scratch, scal
 
 
 @njit(parallel=True, fastmath=True, cache=True)
-def _adam(p, g, m, v, lr, step, clip):
+def _adam(p, g, m, v, lr, step, clip, decay=0.0):
+    """One Adam step; with decay > 0, AdamW's: the weights also shrink by lr x decay of themselves,
+    apart from the gradient's moments (decoupled weight decay)."""
     b1, b2, eps = 0.9, 0.999, 1e-8
     c1 = 1 - b1 ** step
     c2 = 1 - b2 ** step
     for i in prange(p.size):
         m[i] = b1 * m[i] + (1 - b1) * g[i]
         v[i] = b2 * v[i] + (1 - b2) * g[i] * g[i]
-        x = p[i] - lr * (m[i] / c1) / (math.sqrt(v[i] / c2) + eps)
+        x = p[i] * (1 - lr * decay) - lr * (m[i] / c1) / (math.sqrt(v[i] / c2) + eps)
         p[i] = min(max(x, -clip), clip)
 
 
@@ -232,8 +235,9 @@ def gradient_buffers(threads, hidden, buckets):
 
 
 def train(data, out, hidden=256, epochs=30, batch=16384, lr=1e-3, final_lr=1e-5, result_weight=0.3, seed=1,
-          resume=False, max_positions=None, mirror=False, init=None, buckets=None, log=print):
-    """buckets: output layers by piece count (engine.nnue.bucket_of); None: --init's count, else 1."""
+          resume=False, max_positions=None, mirror=False, init=None, buckets=None, weight_decay=0.0, log=print):
+    """buckets: output layers by piece count (engine.nnue.bucket_of); None: --init's count, else 1.
+    weight_decay: AdamW's, on the weights (w1, w2), not on the biases."""
     if buckets is not None and not 1 <= buckets <= NNUE_BUCKETS:
         raise SystemExit(f"train: --buckets {buckets}: the engine takes 1 to {NNUE_BUCKETS}")
     out = pathlib.Path(out).expanduser()
@@ -305,7 +309,7 @@ def train(data, out, hidden=256, epochs=30, batch=16384, lr=1e-3, final_lr=1e-5,
                                ("b2", gb2.sum(axis=0))):
                 m, v = moments[name]
                 _adam(params[name].reshape(-1), (grad / n).reshape(-1), m.reshape(-1), v.reshape(-1), rate, step,
-                      CLIP)
+                      CLIP, weight_decay if name in ("w1", "w2") else 0.0)
         seconds = time.perf_counter() - t0
         val = validation()
         row = {"epoch": epoch + 1, "train_loss": loss_sum / (batches * batch), "val_loss": val,
@@ -319,7 +323,8 @@ def train(data, out, hidden=256, epochs=30, batch=16384, lr=1e-3, final_lr=1e-5,
     settings = {"data": [str(d) for d in data], "positions": int(len(recs)), "training": int(len(train_rows)),
                 "held_back": int(len(val_rows)), "games": games, "hidden": hidden, "buckets": buckets,
                 "epochs": epochs, "batch": batch, "lr": lr, "final_lr": final_lr, "result_weight": result_weight,
-                "mirror": mirror, "init": str(init) if init else None, "init_val_loss": init_val,
+                "mirror": mirror, "weight_decay": weight_decay, "init": str(init) if init else None,
+                "init_val_loss": init_val,
                 "seed": seed, "k": k, "scale": SCALE, "clip": CLIP, "threads": threads, "history": history}
     np.savez(out, **params, settings=json.dumps(settings))
     log(f"train: wrote {out}")
