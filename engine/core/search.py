@@ -408,13 +408,20 @@ def qsearch(T, bb, board, st, keys, undo, tt, S, ctl, NET, ACC, H, ply, alpha, b
     _score_moves(T, bb, board, S, H, mb, sb, n, tt_move, ply, MOVE_NONE, -1, -1)
     best_move = MOVE_NONE
     old_alpha = alpha
+    # A bare king beside a piece just promoted: its stand pat is the rule's known loss (engine/core/endgames.py),
+    # ~1000 cp below what taking the new piece is worth (often a draw), so that capture is never futile.
+    promoted_to = -1
+    if popcount(bb[BB_COLOR + st[ST_SIDE]]) == 1 and st[ST_PLY] > 0:
+        last = undo[st[ST_PLY] - 1, U_MOVE]
+        if last != MOVE_NONE and move_flag(last) & F_PROMO:
+            promoted_to = move_to(last)
     for i in range(n):
         m = _pick(S, mb, sb, i, n)
         flag = move_flag(m)
         if not in_check and flag & (F_CAPTURE | F_PROMO):
             order = S[sb + i]
             futile = False
-            if not (flag & F_PROMO):
+            if not (flag & F_PROMO) and move_to(m) != promoted_to:
                 victim = PAWN if flag == F_EP_CAPTURE else board[move_to(m)] & 7
                 # Delta pruning: even winning the piece cannot lift the score to alpha.
                 futile = stand + SEE_VALUE[victim] + S[S_PARAMS + P_DELTA_MARGIN] <= alpha
