@@ -408,8 +408,9 @@ def qsearch(T, bb, board, st, keys, undo, tt, S, ctl, NET, ACC, H, ply, alpha, b
     _score_moves(T, bb, board, S, H, mb, sb, n, tt_move, ply, MOVE_NONE, -1, -1)
     best_move = MOVE_NONE
     old_alpha = alpha
-    # A bare king beside a piece just promoted: its stand pat is the rule's known loss (engine/core/endgames.py),
-    # ~1000 cp below what taking the new piece is worth (often a draw), so that capture is never futile.
+    # A bare king beside a piece just promoted: its stand pat counts the new piece (without pawns left, as the
+    # rule's known loss, engine/core/endgames.py, ~1000 cp below the draw taking it often gives), so that
+    # capture is never futile.
     promoted_to = -1
     if popcount(bb[BB_COLOR + st[ST_SIDE]]) == 1 and st[ST_PLY] > 0:
         last = undo[st[ST_PLY] - 1, U_MOVE]
