@@ -107,5 +107,55 @@ def test_a_bare_king_beside_a_new_queen_or_rook_can_take_it(depth):
     prise; the bare king's stand pat is the rule's known loss (~-1900), and delta pruning skipped Kxh1 as
     futile, so those lines counted as won and the search scored the draw +1900 at these depths (a ladder
     game, docs/strength.md)."""
-    r = analyse("8/8/8/8/8/5kb1/7p/7K b - - 1 2", depth=depth)
+    # DrawScale=0: the wrong bishop's corner is a draw by rule at every node (below), before any promotion.
+    r = analyse("8/8/8/8/8/5kb1/7p/7K b - - 1 2", depth=depth, params={"DrawScale": 0})
     assert r.score.cp is not None and abs(r.score.cp) <= 100, r.score
+
+
+@pytest.mark.parametrize("fen,fortress", [
+    ("8/8/8/8/p7/3k4/8/K2b4 w - - 0 1", True),  # Black's a-pawn, the light bishop: a1 is dark, White holds it
+    ("8/8/8/8/p7/3k4/8/1K1b4 b - - 0 1", True),  # next to the corner, either side to move
+    ("8/8/8/8/p7/3k4/1K6/3b4 w - - 0 1", True),
+    ("8/8/8/8/p7/3k4/8/2Kb4 w - - 0 1", False),  # two steps from the corner: left to the search
+    ("8/8/8/8/p7/3k4/8/K1b5 w - - 0 1", False),  # the dark bishop covers a1: the right one
+    ("8/8/8/8/p7/3k4/7P/K2b4 w - - 0 1", False),  # White has a pawn: not a bare king
+    ("8/8/8/8/p7/3k4/8/K2bn3 w - - 0 1", False),  # and a knight: it can mate
+    ("7k/7p/8/7P/8/8/8/3BK3 b - - 0 1", False),  # Black has a pawn
+    ("7k/8/8/7P/7P/8/8/3BK3 b - - 0 1", True),  # White's h-pawns, the light bishop, h8 dark
+    ("6k1/8/8/7P/8/8/8/3BK3 b - - 0 1", True),
+])
+def test_the_wrong_bishops_corner_is_a_fortress(fen, fortress):
+    from engine.board import Board
+    from engine.core.endgames import wrong_bishop_fortress
+
+    assert wrong_bishop_fortress(Board(fen).arrays[0]) is fortress
+
+
+# A ladder game (pair 87 of benchmarks/journals/m-sf2600-pf1.jsonl, Kibitz Black): the position after these
+# moves is 8/8/4k3/p3P3/8/2K5/8/5b2 b, bishop and a-pawn against a king that reaches a1 (Stockfish 15.1: 0.00).
+LADDER_87_FEN = "rnbqkbnr/pp1ppppp/8/8/2Pp4/8/PP2PPPP/RNBQKBNR w KQkq - 0 1"
+LADDER_87_MOVES = (
+    "d1d4 b8c6 d4d1 g8f6 b1c3 e7e6 g1f3 a7a6 g2g3 d7d5 f3d4 c6e5 c4d5 f6d5 d4b3 f8b4 f1g2 b4c3 b2c3 e8g8 "
+    "c1a3 f8e8 d1d4 d8c7 b3d2 e5c6 d4c4 c7a5 c4b3 a5c3 b3c3 d5c3 d2c4 e8d8 g2c6 b7c6 c4a5 c8d7 e1d2 c3b5 "
+    "a3e7 d8c8 a5c4 c8e8 c4b6 a8a7 e7c5 e6e5 h1c1 d7e6 f2f3 b5d4 c5d4 e5d4 c1c6 a7e7 a2a3 e6f5 a1e1 e7e3 "
+    "g3g4 f5e6 a3a4 e3a3 c6d6 e6b3 d6d4 h7h6 h2h4 g8h7 e2e4 e8e6 b6d7 e6c6 d4d3 a3a2 d2e3 b3a4 d7e5 c6c7 "
+    "h4h5 a4b5 d3d8 c7c3 e3d4 a2d2 d4c3 d2d8 e5f7 d8d3 c3b4 d3f3 g4g5 f3f1 e1f1 b5f1 f7h6 g7h6 g5h6 h7h6 "
+    "b4a4 h6h5 a4b4 h5g6 b4c5 a6a5 e4e5 g6f7 c5d4 f7e6 d4c3 "
+).split()
+
+
+def test_a_kept_table_does_not_turn_the_wrong_bishops_corner_into_a_win():
+    """Kibitz's searches of its moves 53-56 in that game, as a UCI game keeps its table and histories.
+    Lines where White's king walks out of the corner are won for Black; with the table kept from move to
+    move, the corner positions' bounds came to lean on each other in a cycle, and the fourth search scored
+    the draw +1890 (also in the game, from move 56 on). The corner is now a draw by rule at every node."""
+    from engine import deepening
+    from engine.board import Board
+    from engine.game_memory import GameMemory
+
+    assert Board.from_moves(LADDER_87_FEN, LADDER_87_MOVES).fen().startswith("8/8/4k3/p3P3/8/2K5/8/5b2 b")
+    game = GameMemory()
+    for n in (105, 107, 109, 111):  # Black to move
+        r = deepening.run(LADDER_87_FEN, LADDER_87_MOVES[:n], nodes=1_000_000, game=game)
+    game.close()
+    assert r.score.cp is not None and r.score.cp <= 300, r.score

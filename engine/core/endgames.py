@@ -129,6 +129,22 @@ def _wrong_bishop_draw(bb, strong):
 
 
 @njit(inline="always")
+def wrong_bishop_fortress(bb):
+    """A draw by rule whoever is to move: a bare king on or next to the corner of its opponent's rook pawns,
+    which the bishop does not cover (_wrong_bishop_draw). There it is never in check, and always has the
+    corner to go back to (stalemate is a draw too). The search returns a draw at such nodes before the
+    table: the net's scores there are small, but a deep search with a kept table turned lines that leave
+    the corner into +19 for the side with the pawns (issue 32, docs/strength.md)."""
+    if bb[KNIGHT] | bb[ROOK] | bb[QUEEN] != 0 or bb[BISHOP] == 0 or bb[PAWN] == 0:
+        return False
+    if popcount(bb[BB_COLOR + WHITE]) == 1:
+        return _wrong_bishop_draw(bb, BLACK)
+    if popcount(bb[BB_COLOR + BLACK]) == 1:
+        return _wrong_bishop_draw(bb, WHITE)
+    return False
+
+
+@njit(inline="always")
 def _scaled(score, factor):
     """score * factor / 64, rounded toward 0 so that both sides' scores stay mirror images."""
     return score * factor // 64 if score >= 0 else -((-score * factor) // 64)

@@ -18,7 +18,7 @@ from numba import njit
 
 from engine.core import nnue
 from engine.core.bitboard import U64
-from engine.core.endgames import NOT_KNOWN, drawish_scale, lone_king, material_scale
+from engine.core.endgames import NOT_KNOWN, drawish_scale, lone_king, material_scale, wrong_bishop_fortress
 from engine.core.intrinsics import monotonic_ns, popcount
 from engine.core.movegen import check_squares, checkers_of, generate, gives_check, quiet_gives_check
 from engine.core.position import (
@@ -181,6 +181,12 @@ def _static_eval(T, bb, board, st, S, NET, ACC, ply):
     if S[S_PARAMS + P_DRAW_SCALE] != 0:
         return drawish_scale(bb, st[ST_SIDE], score)
     return score
+
+
+@njit(inline="always")
+def _fortress(S, bb):
+    """The wrong bishop's corner (engine/core/endgames.py wrong_bishop_fortress), one of DrawScale's rules."""
+    return wrong_bishop_fortress(bb) and S[S_PARAMS + P_DRAW_SCALE] != 0
 
 
 @njit(inline="always")
@@ -554,7 +560,7 @@ def negamax(T, bb, board, st, keys, undo, tt, S, ctl, NET, ACC, H, ply, depth, a
     pv_node = beta - alpha > 1
     root = ply == 0
     if not root:
-        if st[ST_HALFMOVE] >= 100 or _insufficient_material(bb) or _repetition(st, keys):
+        if st[ST_HALFMOVE] >= 100 or _insufficient_material(bb) or _fortress(S, bb) or _repetition(st, keys):
             return DRAW
         if ply >= MAX_PLY - 1:
             return _static_eval(T, bb, board, st, S, NET, ACC, ply)
