@@ -1,20 +1,21 @@
 """Won endings that are draws: Kibitz's searches of the ladder's drawn endings, replayed as a UCI game runs them.
 
-    .venv/bin/python benchmarks/endgame_claims.py [--nodes 1000000]
-    (from another built checkout: cd OTHER && .venv/bin/python /path/to/benchmarks/endgame_claims.py)
+    .venv/bin/python benchmarks/endgame_claims.py [--nodes 1000000] [--b-dir OTHER_BUILT_CHECKOUT]
 
 Ladder games (benchmarks/journals) that were drawn although Kibitz, at some move, scored them won by 15 pawns
 or more. Each is replayed from its own moves: Kibitz's search of each of its moves, from 8 moves before that
 claim to 4 after, with the table and histories kept from move to move (engine/game_memory.py), a fixed node
 count a move so that a run is the same on any machine. Every one of these games was drawn: a search scoring
 10 pawns or more either way is a false claim, but for netn1's pair 87 (queen against rook, mate in 37 by
-Stockfish 15.1), the one real win among them, left out of the count. The engine is the checkout this runs from.
+Stockfish 15.1), the one real win among them, left out of the count. The engine is the checkout this runs
+from; --b-dir runs the same replays in another checkout (a worktree of the commit before) and prints both.
 """
 
 import argparse
 import io
 import json
 import pathlib
+import subprocess
 import sys
 
 import chess.pgn
@@ -83,6 +84,7 @@ def replay(game, move, nodes):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--nodes", type=int, default=1_000_000)
+    parser.add_argument("--b-dir", help="another built checkout to count the same way, side by side")
     args = parser.parse_args()
     searches = false_claims = 0
     print("| game | Kibitz's scores, move by move (cp) | false claims |")
@@ -95,6 +97,10 @@ def main():
         print(f"| {run} pair {pair} game {index}, move {move} | {' '.join(map(str, scores))} | {claims} |", flush=True)
     print(f"\n{false_claims} false claims of >= {CLAIM_CP // 100} pawns in {searches} searches "
           f"({args.nodes} nodes a move, table kept).")
+    if args.b_dir:
+        other = subprocess.run([sys.executable, __file__, "--nodes", str(args.nodes)], cwd=args.b_dir,
+                               capture_output=True, text=True, check=True).stdout.strip().splitlines()[-1]
+        print(f"B ({args.b_dir}): {other}")
 
 
 if __name__ == "__main__":
