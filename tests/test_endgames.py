@@ -159,3 +159,35 @@ def test_a_kept_table_does_not_turn_the_wrong_bishops_corner_into_a_win():
         r = deepening.run(LADDER_87_FEN, LADDER_87_MOVES[:n], nodes=1_000_000, game=game)
     game.close()
     assert r.score.cp is not None and r.score.cp <= 300, r.score
+
+
+# Another ladder game (pair 53 of benchmarks/journals/m-sf2600-x6.jsonl, Kibitz White): after these moves,
+# R7/4KP2/8/pk6/8/8/8/5r2 w, f8=Q Rxf8 leaves rook against rook or pawn, a draw (Stockfish 15.1: 0.00).
+LADDER_X6_53_FEN = "r1bqkbnr/pppnpppp/3p4/8/8/3P4/PPPBPPPP/RN1QKBNR w KQkq - 0 1"
+LADDER_X6_53_MOVES = (
+    "g1f3 b7b6 g2g3 g7g6 f1g2 f8g7 d2c3 g7c3 b1c3 c8b7 e2e4 e7e6 e1g1 g8f6 h2h3 a7a6 a2a4 e6e5 d1d2 a6a5 "
+    "d3d4 a8c8 d2h6 f6g8 h6e3 g8f6 d4e5 d6e5 a1d1 d8e7 f1e1 e8g8 c3d5 b7d5 e4d5 f8e8 f3d2 e7b4 b2b3 e5e4 "
+    "c2c3 b4d6 d2c4 d6c5 d5d6 e8e6 h3h4 c7d6 c4d6 c8c6 d6e4 f6e4 g2e4 d7f6 e3f4 c6c8 e4f3 e6e1 d1e1 c5c3 "
+    "e1d1 g8g7 h4h5 h7h6 h5g6 f7g6 g1g2 g6g5 f4d6 c3c5 f3e2 c8f8 d6c5 b6c5 e2c4 h6h5 d1d2 f6g4 d2e2 g7f6 "
+    "e2e6 f6f5 e6c6 f5e5 f2f3 g4e3 g2f2 e3c4 c6c5 e5d6 c5c4 f8b8 c4c3 b8b4 f2g2 b4b7 c3d3 d6e5 d3e3 e5f6 "
+    "e3c3 b7b6 f3f4 g5f4 g3f4 f6f5 g2f3 f5g6 f3g3 g6f6 c3e3 b6b4 e3d3 f6e6 d3c3 b4b7 c3c5 b7b3 g3h4 b3b4 "
+    "h4g5 b4a4 f4f5 e6d7 g5h5 d7e7 h5g5 a4a1 c5c7 e7d8 c7a7 d8e8 g5g6 a1g1 g6f6 g1a1 a7a8 e8d7 f6g7 a1g1 "
+    "g7f8 g1a1 f5f6 d7c6 f6f7 c6b5 f8e7 a1f1 "
+).split()
+
+
+def test_a_kept_table_carries_no_decided_score_into_a_drawn_rook_ending():
+    """Kibitz's searches of its moves 68-75 in that game, table and histories kept as in a UCI game. The
+    eighth scored +1540, from decided scores the game's earlier searches had left in the table (a fresh search
+    of the position: about +1); it played on to a draw. Entries of earlier searches now settle a node only
+    with a score short of a decided one."""
+    from engine import deepening
+    from engine.board import Board
+    from engine.game_memory import GameMemory
+
+    assert Board.from_moves(LADDER_X6_53_FEN, LADDER_X6_53_MOVES).fen().startswith("R7/4KP2/8/pk6/8/8/8/5r2 w")
+    game = GameMemory()
+    for n in range(134, 149, 2):  # White to move
+        r = deepening.run(LADDER_X6_53_FEN, LADDER_X6_53_MOVES[:n], nodes=1_000_000, game=game)
+    game.close()
+    assert r.score.cp is not None and r.score.cp <= 300, r.score

@@ -18,7 +18,14 @@ from numba import njit
 
 from engine.core import nnue
 from engine.core.bitboard import U64
-from engine.core.endgames import NOT_KNOWN, drawish_scale, lone_king, material_scale, wrong_bishop_fortress
+from engine.core.endgames import (
+    KNOWN_WIN_CP,
+    NOT_KNOWN,
+    drawish_scale,
+    lone_king,
+    material_scale,
+    wrong_bishop_fortress,
+)
 from engine.core.intrinsics import monotonic_ns, popcount
 from engine.core.movegen import check_squares, checkers_of, generate, gives_check, quiet_gives_check
 from engine.core.position import (
@@ -40,6 +47,7 @@ from engine.core.transposition import (
     BOUND_UPPER,
     data_bound,
     data_depth,
+    data_epoch,
     data_eval,
     data_move,
     data_score,
@@ -206,6 +214,15 @@ def _repetition(st, keys):
             return True
         i += 2
     return False
+
+
+@njit(inline="always")
+def _cut_trusted(d, epoch, score):
+    """An entry of an earlier search of the game (UCI's kept table) settles a node only with a score short of
+    a decided one (KNOWN_WIN_CP; mates too). Decided scores from earlier searches turned drawn endings
+    into +15 to +19 (rook against rook and pawn, issue 32, docs/strength.md, benchmarks/endgame_claims.py);
+    re-searched, their moves still lead the way."""
+    return abs(score) < KNOWN_WIN_CP or data_epoch(d) == epoch
 
 
 @njit(inline="always")
@@ -584,7 +601,7 @@ def negamax(T, bb, board, st, keys, undo, tt, S, ctl, NET, ACC, H, ply, depth, a
     tt_move = data_move(d) if bound else 0
     tt_score = score_from_tt(data_score(d), ply)
     if (bound and not pv_node and not excluding and not verifying and data_depth(d) >= depth
-            and _cuts(bound, tt_score, alpha, beta)):
+            and _cuts(bound, tt_score, alpha, beta) and _cut_trusted(d, epoch, tt_score)):
         return tt_score
 
     in_check = checkers_of(T, bb, st) != 0
