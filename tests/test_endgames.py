@@ -3,6 +3,10 @@
 Each game is Kibitz against itself at a small fixed node count, every move a fresh search (as the API
 runs them), with the game's moves as history. Before the rule, bishop and knight ended in a 50-move draw
 from these positions, and rook and queen took up to 31 moves.
+
+And endings that cannot be won are not scored as won: material short of a mate (scaled toward a draw), the
+wrong bishop's corner (a draw at every node), and, with a UCI game's kept table, drawn endings of ladder games
+that earlier builds scored +15 to +19 (benchmarks/endgame_claims.py counts more of them).
 """
 
 import chess
