@@ -4,6 +4,8 @@ KeepTable: the transposition table. Each search of the game takes the next epoch
 own salt and passes `ages`, so that the entries of the game's earlier searches are still found; in
 replacement they rank lower the older they are (engine/core/transposition.py). The memory is the
 pool's spare table (engine/tt_pool.py), held until the game ends, cleared once when the game takes it.
+An old entry settles a node only with a score short of a decided one (engine/core/search.py
+_cut_trusted): decided scores carried over from earlier searches had turned drawn endings into +15.
 
 KeepHistory: the main thread's move-ordering statistics (quiet, counter-move and continuation
 histories). Killers, move lists and lines are per ply of one search and start afresh.
