@@ -13,7 +13,6 @@ from; --b-dir runs the same replays in another checkout (a worktree of the commi
 
 import argparse
 import io
-import json
 import pathlib
 import subprocess
 import sys
@@ -22,7 +21,8 @@ import chess.pgn
 
 if __package__ in (None, ""):
     sys.path.insert(0, str(pathlib.Path.cwd()))
-from engine import deepening  # noqa: E402 (the checkout in the working directory)
+from benchmarks.common import read_journal  # noqa: E402 (the checkout in the working directory)
+from engine import deepening  # noqa: E402
 from engine.game_memory import GameMemory  # noqa: E402
 
 JOURNALS = pathlib.Path(__file__).resolve().parent / "journals"
@@ -58,9 +58,8 @@ REAL_WINS = {("netn1", 87, 1)}
 
 
 def game_of(run, pair, index):
-    for line in open(JOURNALS / f"m-sf2600-{run}.jsonl"):
-        entry = json.loads(line)
-        if entry.get("pair") == pair:
+    for entry in read_journal(JOURNALS / f"m-sf2600-{run}.jsonl")[1]:
+        if entry["pair"] == pair:
             return chess.pgn.read_game(io.StringIO(entry["pgn"][index]))
     raise SystemExit(f"pair {pair} not in {run}'s journal")
 

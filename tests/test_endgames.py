@@ -135,6 +135,24 @@ def test_the_wrong_bishops_corner_is_a_fortress(fen, fortress):
     assert wrong_bishop_fortress(Board(fen).arrays[0]) is fortress
 
 
+def kept_table_score(fen, moves, plies, last_position):
+    """The score of the last of Kibitz's searches of a game's positions after `plies` of its moves, 1M nodes
+    each, with the table and histories kept from one to the next as a UCI game keeps them. `last_position`
+    (the FEN's first fields after all the moves) checks the game was copied whole."""
+    from engine import deepening
+    from engine.board import Board
+    from engine.game_memory import GameMemory
+
+    assert Board.from_moves(fen, moves).fen().startswith(last_position)
+    game = GameMemory()
+    try:
+        for n in plies:
+            r = deepening.run(fen, moves[:n], nodes=1_000_000, game=game)
+    finally:
+        game.close()
+    return r.score
+
+
 # A ladder game (pair 87 of benchmarks/journals/m-sf2600-pf1.jsonl, Kibitz Black): the position after these
 # moves is 8/8/4k3/p3P3/8/2K5/8/5b2 b, bishop and a-pawn against a king that reaches a1 (Stockfish 15.1: 0.00).
 LADDER_87_FEN = "rnbqkbnr/pp1ppppp/8/8/2Pp4/8/PP2PPPP/RNBQKBNR w KQkq - 0 1"
@@ -153,16 +171,8 @@ def test_a_kept_table_does_not_turn_the_wrong_bishops_corner_into_a_win():
     Lines where White's king walks out of the corner are won for Black; with the table kept from move to
     move, the corner positions' bounds came to lean on each other in a cycle, and the fourth search scored
     the draw +1890 (also in the game, from move 56 on). The corner is now a draw by rule at every node."""
-    from engine import deepening
-    from engine.board import Board
-    from engine.game_memory import GameMemory
-
-    assert Board.from_moves(LADDER_87_FEN, LADDER_87_MOVES).fen().startswith("8/8/4k3/p3P3/8/2K5/8/5b2 b")
-    game = GameMemory()
-    for n in (105, 107, 109, 111):  # Black to move
-        r = deepening.run(LADDER_87_FEN, LADDER_87_MOVES[:n], nodes=1_000_000, game=game)
-    game.close()
-    assert r.score.cp is not None and r.score.cp <= 300, r.score
+    score = kept_table_score(LADDER_87_FEN, LADDER_87_MOVES, range(105, 112, 2), "8/8/4k3/p3P3/8/2K5/8/5b2 b")
+    assert score.cp is not None and score.cp <= 300, score
 
 
 # Another ladder game (pair 53 of benchmarks/journals/m-sf2600-x6.jsonl, Kibitz White): after these moves,
@@ -185,13 +195,5 @@ def test_a_kept_table_carries_no_decided_score_into_a_drawn_rook_ending():
     eighth scored +1540, from decided scores the game's earlier searches had left in the table (a fresh search
     of the position: about +1); it played on to a draw. Entries of earlier searches now settle a node only
     with a score short of a decided one."""
-    from engine import deepening
-    from engine.board import Board
-    from engine.game_memory import GameMemory
-
-    assert Board.from_moves(LADDER_X6_53_FEN, LADDER_X6_53_MOVES).fen().startswith("R7/4KP2/8/pk6/8/8/8/5r2 w")
-    game = GameMemory()
-    for n in range(134, 149, 2):  # White to move
-        r = deepening.run(LADDER_X6_53_FEN, LADDER_X6_53_MOVES[:n], nodes=1_000_000, game=game)
-    game.close()
-    assert r.score.cp is not None and r.score.cp <= 300, r.score
+    score = kept_table_score(LADDER_X6_53_FEN, LADDER_X6_53_MOVES, range(134, 149, 2), "R7/4KP2/8/pk6/8/8/8/5r2 w")
+    assert score.cp is not None and score.cp <= 300, score
