@@ -8,7 +8,7 @@ import time
 
 BENCH_DEPTH = 14
 BENCH_HASH_MB = 16
-SIGNATURE = 6693116  # total nodes of run(); tests/test_bench.py holds the engine to it
+SIGNATURE = 5908853  # total nodes of run(); tests/test_bench.py holds the engine to it
 
 # Openings, middlegames with tactics, and endgames; a mix of sources (CPW perft positions, WAC, ECM).
 POSITIONS = [

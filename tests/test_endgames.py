@@ -67,9 +67,9 @@ def test_material_that_cannot_win_is_scored_near_a_draw(fen):
     scaled = analyse(fen, depth=8).score.cp
     raw = analyse(fen, depth=8, params={"DrawScale": 0, "EgScale": 64}).score.cp  # the net's own score
     assert scaled is not None and raw is not None
-    # Unscaled, `scaled` would be `raw`: any |raw| above 50 fails the test then; 75 keeps a margin (net-x6 gives
-    # rook against bishop 94 where net-w256 gave over 100).
-    assert abs(raw) >= 75, f"the net already scores {fen} as level ({raw}): the test would show nothing"
+    # Unscaled, `scaled` would be `raw`: any |raw| above 50 fails the test then; 60 keeps a margin (rook against
+    # bishop: net-w256 over 100, net-x6 94, net-v5 73: each net nearer the truth).
+    assert abs(raw) >= 60, f"the net already scores {fen} as level ({raw}): the test would show nothing"
     assert abs(scaled) <= 50 and abs(scaled) <= abs(raw) / 4, (scaled, raw)
 
 
