@@ -301,3 +301,29 @@ def test_scale_reads_how_much_larger_a_net_scores_the_held_back_positions(tmp_pa
     assert json.loads((tmp_path / "larger.json").read_text())["rescale"] == 1.25
     with pytest.raises(SystemExit, match="--rescale 4"):
         export.export(weights, tmp_path / "no.nnue", rescale=4)
+
+
+def test_a_snapshot_of_a_dataset_being_written_keeps_whole_games_only(tmp_path, capsys):
+    from training.__main__ import main
+
+    src = tmp_path / "gen"
+    src.mkdir()
+    board = Board()
+    recs = np.stack([records.pack(board.board, board.side, ply, 1, game) for game, ply in
+                     [(0, 0), (0, 1), (2, 0), (2, 1), (2, 2), (4, 0)]])
+    # worker 0 is mid-way through game 4's write: a torn record after its first one
+    (src / "selfplay-s1-w0of2.bin").write_bytes(recs.tobytes() + recs[:1].tobytes()[:13])
+    recs[:5].tofile(src / "selfplay-s1-w1of2.bin")  # worker 1 between games: its last game is whole, yet left out
+    (src / "meta-s1.json").write_text('{"runs": []}\n')
+    main(["snapshot", str(src), str(tmp_path / "copy")])
+    w0, w1 = (records.read(tmp_path / "copy" / f"selfplay-s1-w{w}of2.bin") for w in (0, 1))
+    assert list(w0["game"]) == [0, 0, 2, 2, 2] and list(w0["score"]) == [0, 1, 0, 1, 2]
+    assert list(w1["game"]) == [0, 0]
+    assert (tmp_path / "copy" / "meta-s1.json").read_text() == '{"runs": []}\n'
+    assert "snapshot: 7 positions" in capsys.readouterr().out
+    with pytest.raises(SystemExit):
+        main(["snapshot", str(src), str(tmp_path / "copy")])  # never over an earlier copy
+    assert "already exists" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        main(["snapshot", str(tmp_path / "copy" / "nothing"), str(tmp_path / "other")])
+    assert "no *.bin dataset files" in capsys.readouterr().err

@@ -5,6 +5,7 @@
     python -m training export NET.npz engine/nets/kibitz.nnue                      # quantise for the engine
     python -m training wdl    --data DIR --write [--record]                        # fit engine/wdl.py's model
     python -m training scale  NEW.nnue OLD.nnue --data DIR                          # the same score scale?
+    python -m training snapshot DIR COPY                                             # a running gen's data, whole games
 
 Nothing here ships to Lambda. It runs in the project's .venv/: numpy, and numba for the trainer's and
 self-play's compiled loops (pyproject's `build` extra, which `dev` includes). Its data (the self-play

@@ -1,4 +1,4 @@
-"""python -m training gen|train|export|wdl|scale ... (see training/__init__.py)."""
+"""python -m training gen|train|export|wdl|scale|snapshot ... (see training/__init__.py)."""
 
 import argparse
 
@@ -58,6 +58,9 @@ def main(argv=None):
     s.add_argument("old", help="the net it replaces, e.g. engine/nets/kibitz.nnue")
     s.add_argument("--data", action="append", required=True, help="a dataset folder (its held-back games)")
     s.add_argument("--sample", type=int, default=20000, help="positions at most")
+    c = sub.add_parser("snapshot", help="copy a dataset as whole games, while gen may still be writing it")
+    c.add_argument("src", help="the dataset folder")
+    c.add_argument("dst", help="a new folder for the copy")
     args = ap.parse_args(argv)
     if args.command == "gen":
         from training import gen
@@ -83,6 +86,16 @@ def main(argv=None):
         from training import scale
 
         scale.main(args)
+    elif args.command == "snapshot":
+        from training import records
+
+        try:
+            counts = records.snapshot(args.src, args.dst)
+        except ValueError as err:
+            ap.error(f"snapshot: {err}")
+        for name, (was, kept) in counts.items():
+            print(f"{name}: {was} -> {kept} records")
+        print(f"snapshot: {sum(k for _, k in counts.values())} positions in {args.dst}")
     elif args.command == "export":
         from training import export, records
 

@@ -12,6 +12,7 @@ A dataset is a folder of such files (`*.bin`), one per worker and seed, plus `me
 """
 
 import pathlib
+import shutil
 
 import numpy as np
 
@@ -69,3 +70,27 @@ def load(folder):
     """Every record of a dataset folder, concatenated."""
     parts = [read(p) for p in files(folder)]
     return np.concatenate(parts) if parts else np.zeros(0, RECORD)
+
+
+def snapshot(src, dst):
+    """Copy the dataset folder `src` to the new folder `dst` as whole games, while `gen` may still be writing it.
+
+    A running gen appends a game's records at its end in one write, so a file read mid-write ends in a torn
+    record or a game cut short: each file's copy leaves out its torn record and its last game (complete or not;
+    one game in a few thousand). The runs' meta files come along. Returns {file name: (records, kept)}."""
+    src, dst = pathlib.Path(src), pathlib.Path(dst)
+    found = files(src)
+    if not found:
+        raise ValueError(f"{src}: no *.bin dataset files in it")
+    if dst.exists():
+        raise ValueError(f"{dst}: already exists (the copy goes into a new folder)")
+    dst.mkdir(parents=True)
+    counts = {}
+    for path in found:
+        recs = read(path)
+        kept = recs[recs["game"] != recs["game"][-1]] if len(recs) else recs
+        kept.tofile(dst / path.name)
+        counts[path.name] = (len(recs), len(kept))
+    for meta in src.glob("meta*.json"):
+        shutil.copy(meta, dst / meta.name)
+    return counts
