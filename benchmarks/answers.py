@@ -179,6 +179,19 @@ def api_search(fen, movetime_ms, params=None):
     return result.best_move, cp, result.depth, result.nodes
 
 
+def head_to_head(a, b):
+    """Two nets' answers to the same positions: (a lost less win% in, more in, the same in) positions."""
+    better = sum(x[1] < y[1] for x, y in zip(a, b, strict=True))
+    worse = sum(x[1] > y[1] for x, y in zip(a, b, strict=True))
+    return better, worse, len(a) - better - worse
+
+
+def mistakes(fens, rows, best_moves):
+    """The lines naming each answer that is a mistake or a blunder: what a user would have been told."""
+    return [f"- {fen}: {row[8]} ({'blunder' if row[4] else 'mistake'}, {row[1]:.1f} win% lost; Stockfish "
+            f"{best})" for fen, row, best in zip(fens, rows, best_moves, strict=True) if row[3]]
+
+
 def summary(rows):
     n = len(rows)
     mean = lambda k: sum(r[k] for r in rows) / n  # noqa: E731 - a one-line column mean
@@ -216,14 +229,17 @@ def main(argv=None):
     fens = positions(n=args.positions, seed=args.seed) if args.draw else fixed_positions(args.positions)
     judge = Judge(args.depth, args.cache)
     rows = {label: [] for label, *_ in nets}
+    best_moves = []
     start, t0 = cpu_times(), time.monotonic()
     try:
         for i, fen in enumerate(fens):
             best_move, best_cp = judge.best(fen)
+            best_moves.append(best_move)
             for label, net, _, params in nets:
                 native.NET = net
                 move, cp, depth, nodes = api_search(fen, args.ms, params)
-                rows[label].append((*verdict(best_move, best_cp, move, judge.score_of(fen, move), cp), depth, nodes))
+                rows[label].append((*verdict(best_move, best_cp, move, judge.score_of(fen, move), cp), depth, nodes,
+                                    move))
             if (i + 1) % 20 == 0:
                 judge.save()
                 print(f"answers: {i + 1}/{len(fens)} positions, {time.monotonic() - t0:.0f} s", file=sys.stderr,
@@ -240,12 +256,14 @@ def main(argv=None):
                      f"{s['best']:.1f}", f"{s['lost']:.2f}", f"{s['accuracy']:.1f}", f"{s['mistakes']:.1f}",
                      f"{s['blunders']:.1f}", f"{s['score_error']:.2f}"])
     out = table(head, body)
-    if len(nets) > 1:
-        a, b = (rows[label] for label, *_ in nets[:2])
-        better = sum(x[1] < y[1] for x, y in zip(a, b, strict=True))
-        worse = sum(x[1] > y[1] for x, y in zip(a, b, strict=True))
-        out += (f"\n\nPosition by position, {nets[0][0]} against {nets[1][0]}: lost less win% in {better}, more in "
-                f"{worse}, the same in {len(a) - better - worse}.")
+    first = nets[0][0]
+    for label, *_ in nets[1:]:
+        better, worse, same = head_to_head(rows[first], rows[label])
+        out += (f"\n\nPosition by position, {first} against {label}: lost less win% in {better}, more in {worse}, "
+                f"the same in {same}.")
+    for label, *_ in nets:
+        lines = mistakes(fens, rows[label], best_moves)
+        out += f"\n\n{label}'s mistakes and blunders: " + ("\n\n" + "\n".join(lines) if lines else "none.")
     where = (f"{len(fens)} of the games in {', '.join(p.name for p in JOURNALS)} (seed {args.seed})" if args.draw
              else f"the first {len(fens)} of benchmarks/data/answers.fen (fixed)")
     out += (f"\n\nAs AnalyzeFunction: a fresh table sized by functions/common/budget.py at 1769 MB, one thread. "

@@ -4,7 +4,16 @@ answer is scored against the reference's move, by Lichess's formulas (engine/rev
 import chess
 import pytest
 
-from benchmarks.answers import FIXED_FROM, JOURNALS, fixed_positions, net_spec, positions, verdict
+from benchmarks.answers import (
+    FIXED_FROM,
+    JOURNALS,
+    fixed_positions,
+    head_to_head,
+    mistakes,
+    net_spec,
+    positions,
+    verdict,
+)
 
 
 def test_the_positions_are_a_fixed_sample_of_standard_games():
@@ -51,3 +60,17 @@ def test_a_net_spec_names_a_file_and_the_search_parameters_to_answer_with():
                       ("x=a.nnue,NullMove=on", "'NullMove=on'"), ("x=", "expected LABEL=PATH")):
         with pytest.raises(SystemExit, match=says):
             net_spec(bad)
+
+
+def test_each_net_is_set_against_the_first_and_its_mistakes_are_named():
+    start = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"
+    other = "8/8/8/4k3/8/8/8/4K2R w K - 0 1"
+    # (verdict..., depth, nodes, move), as main() keeps them: the same move, then a thrown-away win.
+    good = [(*verdict("e2e4", 40, "e2e4", 40, 40), 20, 1000, "e2e4"),
+            (*verdict("h1h8", 900, "h1h8", 900, 900), 20, 1000, "h1h8")]
+    bad = [(*verdict("e2e4", 40, "e2e4", 40, 40), 20, 1000, "e2e4"),
+           (*verdict("h1h8", 900, "e1d1", -300, 50), 20, 1000, "e1d1")]
+    assert head_to_head(good, bad) == (1, 0, 1) and head_to_head(bad, good) == (0, 1, 1)
+    assert mistakes([start, other], good, ["e2e4", "h1h8"]) == []
+    (line,) = mistakes([start, other], bad, ["e2e4", "h1h8"])
+    assert line.startswith(f"- {other}: e1d1 (blunder, ") and line.endswith("win% lost; Stockfish h1h8)")
