@@ -263,7 +263,7 @@ def main(argv=None):
                 f"the same in {same}.")
     for label, *_ in nets:
         lines = mistakes(fens, rows[label], best_moves)
-        out += f"\n\n{label}'s mistakes and blunders: " + ("\n\n" + "\n".join(lines) if lines else "none.")
+        out += f"\n\n{label}'s mistakes and blunders:" + ("\n\n" + "\n".join(lines) if lines else " none.")
     where = (f"{len(fens)} of the games in {', '.join(p.name for p in JOURNALS)} (seed {args.seed})" if args.draw
              else f"the first {len(fens)} of benchmarks/data/answers.fen (fixed)")
     out += (f"\n\nAs AnalyzeFunction: a fresh table sized by functions/common/budget.py at 1769 MB, one thread. "
