@@ -1,4 +1,5 @@
-"""The learned evaluation's loop on tiny data, so that it never rots: gen -> train -> export -> a search with the net.
+"""The learned evaluation's loop on tiny data, so that it never rots: gen -> store -> train -> export -> a search
+with the net.
 Also the record format and the trainer's gradients."""
 
 import json
@@ -11,7 +12,7 @@ from engine.board import Board
 from engine.fen import format_fen
 from engine.layout import ACC_SIZE, NNUE_HIDDEN
 from tests.nnue_support import positions_of_every_bucket
-from training import export, features, gen, records, train
+from training import export, features, gen, records, store, train
 
 
 def test_a_record_keeps_the_board_side_score_and_result():
@@ -172,14 +173,14 @@ def test_selfplay_records_the_nets_own_scores_not_the_searchs_ending_scale():
 def test_selfplay_searches_to_the_soft_limit_and_each_game_starts_afresh():
     book = [line for line in gen.BOOK.read_text().splitlines() if line.strip()]
     player = gen.Player(300, 1200)
-    first, plies = player.game(5, 0, book)
+    first_game, first, plies = player.game(5, 0, book)
     nodes, depths, searches = player.stats
     # Every search ends its last depth past the soft limit and never runs past the hard one.
     assert searches >= plies > 0 and 300 * searches <= nodes <= 1200 * searches and depths >= 2 * searches
     player.game(5, 1, book)  # another game in between: its table and histories must not carry over
-    again, _ = player.game(5, 0, book)
-    assert np.array_equal(first, again)
-    fresh, _ = gen.Player(300, 1200).game(5, 0, book)
+    again_game, again, _ = player.game(5, 0, book)
+    assert np.array_equal(first, again) and again_game == first_game
+    _, fresh, _ = gen.Player(300, 1200).game(5, 0, book)
     assert np.array_equal(first, fresh)
 
 
@@ -187,12 +188,12 @@ def test_selfplay_searches_to_the_soft_limit_and_each_game_starts_afresh():
 def test_a_chess960_share_starts_games_from_960_starts_and_none_leaves_the_games_as_they_were():
     book = [line for line in gen.BOOK.read_text().splitlines() if line.strip()]
     player = gen.Player(300, 1200)
-    standard, _ = player.game(5, 0, book)
-    assert np.array_equal(standard, player.game(5, 0, book, chess960=0.0)[0])
+    _, standard, _ = player.game(5, 0, book)
+    assert np.array_equal(standard, player.game(5, 0, book, chess960=0.0)[1])
     back_ranks = set()
     for game in range(4):
-        recs, plies = player.game(5, game, book, chess960=1.0)
-        assert plies > 0 and len(recs)
+        played, recs, plies = player.game(5, game, book, chess960=1.0)
+        assert plies > 0 and len(recs) and played.chess960
         board = records.unpack_board(recs[0])  # a few random plies in: most of the back rank still stands
         back_ranks.add(tuple(int(board[sq]) for sq in range(8)))
     standard_rank = (4, 2, 3, 5, 6, 3, 2, 4)  # R N B Q K B N R (engine.layout's codes)
@@ -203,19 +204,20 @@ def test_a_chess960_share_starts_games_from_960_starts_and_none_leaves_the_games
 @pytest.mark.slow
 @pytest.mark.parametrize("buckets", [1, 8])
 def test_the_whole_pipeline_on_tiny_data(tmp_path, monkeypatch, buckets):
-    data = tmp_path / "data"
-    gen.run(data, seed=3, workers=0, nodes=300, games=2)
-    recs = records.load(data)
+    data = tmp_path / "games"
+    gen.run("tiny", store_dir=data, seed=3, workers=0, nodes=300, games=2, chunk_games=1)
+    recs = store.load(data)
     assert len(recs) > 20
     assert set(np.unique(recs["result"])) <= {0, 1, 2}
-    meta = json.loads((data / "meta-s3.json").read_text())
-    assert meta["runs"][0]["nodes"] == 300 and meta["runs"][0]["seed"] == 3
-    assert meta["runs"][0]["params"] == {"EgScale": 64}  # targets in the net's own units
+    chunk = store.read_header(store.chunks(data)[0])
+    assert chunk["provenance"]["nodes"] == 300 and chunk["provenance"]["seed"] == 3
+    assert chunk["provenance"]["params"] == {"EgScale": 64}  # targets in the net's own units
 
     # Resuming appends the next games, not the same ones again.
-    gen.run(data, seed=3, workers=0, nodes=300, games=3)
-    again = records.load(data)
+    gen.run("tiny", store_dir=data, seed=3, workers=0, nodes=300, games=3, chunk_games=1)
+    again = store.load(data)
     assert len(again) > len(recs) and set(np.unique(again["game"])) == {0, 1, 2}
+    assert len(store.chunks(data)) == 3
 
     weights = tmp_path / "net.npz"
     params, settings = train.train([data], weights, hidden=NNUE_HIDDEN, epochs=2, batch=64, buckets=buckets,
@@ -301,29 +303,3 @@ def test_scale_reads_how_much_larger_a_net_scores_the_held_back_positions(tmp_pa
     assert json.loads((tmp_path / "larger.json").read_text())["rescale"] == 1.25
     with pytest.raises(SystemExit, match="--rescale 4"):
         export.export(weights, tmp_path / "no.nnue", rescale=4)
-
-
-def test_a_snapshot_of_a_dataset_being_written_keeps_whole_games_only(tmp_path, capsys):
-    from training.__main__ import main
-
-    src = tmp_path / "gen"
-    src.mkdir()
-    board = Board()
-    recs = np.stack([records.pack(board.board, board.side, ply, 1, game) for game, ply in
-                     [(0, 0), (0, 1), (2, 0), (2, 1), (2, 2), (4, 0)]])
-    # worker 0 is mid-way through game 4's write: a torn record after its first one
-    (src / "selfplay-s1-w0of2.bin").write_bytes(recs.tobytes() + recs[:1].tobytes()[:13])
-    recs[:5].tofile(src / "selfplay-s1-w1of2.bin")  # worker 1 between games: its last game is whole, yet left out
-    (src / "meta-s1.json").write_text('{"runs": []}\n')
-    main(["snapshot", str(src), str(tmp_path / "copy")])
-    w0, w1 = (records.read(tmp_path / "copy" / f"selfplay-s1-w{w}of2.bin") for w in (0, 1))
-    assert list(w0["game"]) == [0, 0, 2, 2, 2] and list(w0["score"]) == [0, 1, 0, 1, 2]
-    assert list(w1["game"]) == [0, 0]
-    assert (tmp_path / "copy" / "meta-s1.json").read_text() == '{"runs": []}\n'
-    assert "snapshot: 7 positions" in capsys.readouterr().out
-    with pytest.raises(SystemExit):
-        main(["snapshot", str(src), str(tmp_path / "copy")])  # never over an earlier copy
-    assert "already exists" in capsys.readouterr().err
-    with pytest.raises(SystemExit):
-        main(["snapshot", str(tmp_path / "copy" / "nothing"), str(tmp_path / "other")])
-    assert "no *.bin dataset files" in capsys.readouterr().err

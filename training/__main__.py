@@ -1,15 +1,17 @@
-"""python -m training gen|train|export|wdl|scale|snapshot ... (see training/__init__.py)."""
+"""python -m training gen|store|train|export|wdl|scale ... (see training/__init__.py)."""
 
 import argparse
 
 from training import __doc__ as DOC
+from training import store
 
 
 def main(argv=None):
     ap = argparse.ArgumentParser(prog="python -m training", description=DOC.split("\n\n")[0])
     sub = ap.add_subparsers(dest="command", required=True)
-    g = sub.add_parser("gen", help="self-play training positions")
-    g.add_argument("--out", required=True, help="dataset folder (outside the repository)")
+    g = sub.add_parser("gen", help="self-play games into the game store")
+    g.add_argument("--run", required=True, help="the run's folder in the store, e.g. gen23")
+    g.add_argument("--store", default=str(store.STORE), help="the store (default: training/games)")
     g.add_argument("--seed", type=int, default=1)
     g.add_argument("--workers", type=int, default=2, help="processes (0: in this one)")
     g.add_argument("--nodes", type=int, default=5000, help="soft nodes a move: no depth starts after them")
@@ -18,8 +20,10 @@ def main(argv=None):
     g.add_argument("--net", default=None, help="search with this net file (default: the shipped net)")
     g.add_argument("--chess960", type=float, default=0.0, metavar="SHARE",
                    help="this share of the games (0..1) starts from a Chess960 start position")
+    g.add_argument("--chunk-games", type=int, default=store.CHUNK_GAMES, help="games a worker seals into a chunk")
     t = sub.add_parser("train", help="fit the network to a dataset")
-    t.add_argument("--data", action="append", required=True, help="dataset folder (repeat for several)")
+    t.add_argument("--data", action="append", required=True,
+                   help="the store, a run's folder of it, or a folder of records (repeat for several)")
     t.add_argument("--out", required=True, help="the float weights, .npz (a checkpoint sits beside it)")
     t.add_argument("--hidden", type=int, default=256)
     t.add_argument("--epochs", type=int, default=30)
@@ -58,15 +62,17 @@ def main(argv=None):
     s.add_argument("old", help="the net it replaces, e.g. engine/nets/kibitz.nnue")
     s.add_argument("--data", action="append", required=True, help="a dataset folder (its held-back games)")
     s.add_argument("--sample", type=int, default=20000, help="positions at most")
-    c = sub.add_parser("snapshot", help="copy a dataset as whole games, while gen may still be writing it")
-    c.add_argument("src", help="the dataset folder")
-    c.add_argument("dst", help="a new folder for the copy")
+    st = sub.add_parser("store", help="the game store: count it, commit its new chunks")
+    st.add_argument("action", choices=("count", "commit"))
+    st.add_argument("paths", nargs="*", help="folders or chunks (default: the whole store)")
+    st.add_argument("--headers", action="store_true", help="count: trust each chunk's header instead of reading it")
     args = ap.parse_args(argv)
     if args.command == "gen":
         from training import gen
 
-        gen.run(args.out, seed=args.seed, workers=args.workers, nodes=args.nodes, games=args.games, net=args.net,
-                hard_nodes=args.hard_nodes, chess960=args.chess960)
+        gen.run(args.run, store_dir=args.store, seed=args.seed, workers=args.workers, nodes=args.nodes,
+                games=args.games, net=args.net, hard_nodes=args.hard_nodes, chess960=args.chess960,
+                chunk_games=args.chunk_games)
     elif args.command == "train":
         from training import train
 
@@ -86,20 +92,17 @@ def main(argv=None):
         from training import scale
 
         scale.main(args)
-    elif args.command == "snapshot":
-        from training import records
+    elif args.command == "store":
+        from training import store_cli
 
         try:
-            counts = records.snapshot(args.src, args.dst)
-        except ValueError as err:
-            ap.error(f"snapshot: {err}")
-        for name, (was, kept) in counts.items():
-            print(f"{name}: {was} -> {kept} records")
-        print(f"snapshot: {sum(k for _, k in counts.values())} positions in {args.dst}")
+            store_cli.main(args)
+        except store.StoreError as err:
+            ap.error(f"store: {err}")
     elif args.command == "export":
-        from training import export, records
+        from training import export
 
-        sample = records.load(args.check)[:2000] if args.check else None
+        sample = store.dataset(args.check)[0][:2000] if args.check else None
         export.export(args.weights, args.net, sample, rescale=args.rescale)
 
 

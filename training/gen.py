@@ -1,7 +1,7 @@
-"""Self-play training data: Kibitz against itself at a fixed node count per move.
+"""Self-play training games: Kibitz against itself at a fixed node count per move, into the game store.
 
-    python -m training gen --out ~/kibitz-data/gen1 --nodes 5000 --seed 1 --workers 2 [--games N] [--net NET]
-        [--hard-nodes N] [--chess960 SHARE]
+    python -m training gen --run gen23 --nodes 5000 --seed 23 --workers 2 [--games N] [--net NET]
+        [--hard-nodes N] [--chess960 SHARE] [--store training/games]
 
 Each game starts from a position of the 2-move book followed by a few random legal plies (1 to 6),
 kept only if the first search scores it within 400 cp, so the data covers more than the book's lines.
@@ -9,11 +9,13 @@ With --chess960 SHARE, that share of the games starts instead from one of the 96
 positions (then the same random plies), so that the net also sees the structures 960 openings make.
 Then both sides search `--nodes` soft nodes a move (no depth starts after them; `--hard-nodes`, by
 default four times as many, ends a depth that runs away), with the game's table and histories kept from
-move to move as in a UCI game (training/selfplay.py plays the whole game in compiled code; before
-2026-11-25 each move had a hard limit of `--nodes` and a fresh table and histories). Positions are
-recorded when the side to move is not in check, the search's best move is neither a capture nor a
-promotion (a quiet position: the static evaluation can know its value), and the score is not a mate.
-The game's result is written into each of its positions when it ends.
+move to move as in a UCI game (training/selfplay.py plays the whole game in compiled code).
+
+Every game goes into the store (training/store.py): its start, every move, every search's score, the
+result and why it ended. Each worker appends its games to a journal (training/games/RUN/journal/, not
+committed) and every CHUNK_GAMES games seals them into a chunk, training/games/RUN/*.kgs, after checking
+that the chunk reads back as exactly the games and the training positions it recorded (not in check, a
+quiet best move, no mate score). `python -m training store commit` commits the sealed chunks.
 
 The evaluation is the shipped net, or with --net another net file (the next round's data from this
 round's net). Games end by the rules (mate, stalemate, fifty moves, threefold, dead material) or by
@@ -21,24 +23,22 @@ adjudication (training/selfplay.py: WIN_CP for WIN_PLIES plies wins, a score wit
 DRAW_PLIES plies after DRAW_FROM_PLY is a draw, MAX_PLIES ends it drawn).
 
 Every game's moves follow from (seed, game number) alone, and the search is deterministic at a
-fixed node count, so a run is reproducible. Each worker appends to its own file; a run started again
-with the same --out, --seed and --workers resumes after the last whole game of each file.
+fixed node count, so a run is reproducible. A run started again with the same --run, --seed and
+--workers resumes after the last whole game in each worker's chunks and journal.
 """
 
-import json
 import multiprocessing
 import os
 import pathlib
 import queue
 import random
 import signal
-import subprocess
 import sys
 import time
 
 import numpy as np
 
-from training import records
+from training import records, store
 
 RANDOM_PLIES = (1, 6)
 OPENING_MAX_CP = 400
@@ -50,10 +50,6 @@ HARD_NODES = 4  # --hard-nodes, in soft nodes
 PARAMS = {"EgScale": 64}
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 BOOK = ROOT / "training" / "data" / "openings_noob_2moves.epd"
-
-
-def shard_path(out, seed, worker, workers):
-    return pathlib.Path(out) / f"selfplay-s{seed}-w{worker}of{workers}.bin"
 
 
 class Player:
@@ -79,9 +75,12 @@ class Player:
         self.out_board = np.zeros((n, 64), np.int8)
         self.out_side = np.zeros(n, np.int32)
         self.out_score = np.zeros(n, np.int64)
+        self.out_moves = np.zeros(n, np.int32)
+        self.out_scores = np.zeros(n, np.int32)
 
     def game(self, seed, game, book, chess960=0.0):
-        """(records of the game's quiet positions, plies) for game number `game` of the run `seed`."""
+        """(the game as the store keeps it, the records of its quiet positions, plies searched) for game
+        number `game` of the run `seed`."""
         from engine.board import Board
         from engine.fen import chess960_fen
         from training import selfplay
@@ -91,84 +90,104 @@ class Player:
         start960 = chess960 > 0 and rng.random() < chess960
         while True:
             if start960:
-                board = Board(chess960_fen(rng.randrange(960)), capacity=1024, chess960=True)
+                fen = chess960_fen(rng.randrange(960))
             else:
-                board = Board(" ".join(rng.choice(book).split()[:4]) + " 0 1", capacity=1024)
-            kept, result, plies = selfplay.play(
+                fen = " ".join(rng.choice(book).split()[:4]) + " 0 1"
+            board = Board(fen, capacity=1024, chess960=start960)
+            random_plies = rng.randint(*RANDOM_PLIES)
+            kept, result, end, n_moves = selfplay.play(
                 self.T, self.NET, *board.arrays, self.tt, self.S, self.template, self.ctl, self.acc, self.cont,
-                self.moves, rng.getrandbits(31), self.nodes, self.hard_nodes, rng.randint(*RANDOM_PLIES),
-                OPENING_MAX_CP, self.out_board, self.out_side, self.out_score, self.stats)
+                self.moves, rng.getrandbits(31), self.nodes, self.hard_nodes, random_plies,
+                OPENING_MAX_CP, self.out_board, self.out_side, self.out_score, self.out_moves, self.out_scores,
+                self.stats)
             if kept >= 0:
                 break
-        recs = np.zeros(kept, records.RECORD)
-        occ, pieces = np.zeros(kept, np.uint64), np.zeros((kept, 16), np.uint8)
-        side, score = np.zeros(kept, np.uint8), np.zeros(kept, np.int16)
-        results, games = np.zeros(kept, np.int8), np.zeros(kept, np.uint32)
-        selfplay.pack(self.out_board, self.out_side, self.out_score, kept, result, game, occ, pieces, side, score,
-                      results, games)
-        recs["occ"], recs["pieces"], recs["stm"], recs["score"] = occ, pieces, side, score
-        recs["result"], recs["game"] = results, games
-        return recs, plies
+        recs = records.from_boards(self.out_board[:kept], self.out_side[:kept], self.out_score[:kept],
+                                   np.full(kept, result), np.full(kept, game))
+        searched = n_moves - random_plies
+        played = store.Game(game, fen, start960, random_plies, self.out_moves[:n_moves].copy(),
+                            self.out_scores[:searched].copy(), result, end)
+        return played, recs, searched
 
 
-def worker(out, seed, index, workers, nodes, hard_nodes, games, net, progress, chess960=0.0):
+def worker(folder, run, seed, index, workers, nodes, hard_nodes, games, net, progress, provenance, chess960=0.0,
+           chunk_games=store.CHUNK_GAMES):
+    """Plays this worker's games (index, index + workers, ...), appending each to its journal, and seals a
+    chunk into the store every `chunk_games` games."""
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     book = [line for line in BOOK.read_text().splitlines() if line.strip()]
-    path = shard_path(out, seed, index, workers)
-    done = records.read(path) if path.exists() else np.zeros(0, records.RECORD)
-    # Resume after the last whole game: cut a torn record, then start at the next game of this worker.
-    with open(path, "ab") as f:
-        f.truncate(len(done) * records.RECORD.itemsize)
-    k = (int(done["game"][-1]) - index) // workers + 1 if len(done) else 0
+    folder = pathlib.Path(folder)
+    journal = store.Journal(journal_path(folder, run, index, workers))
+    sealed = store.sealed_games(folder / run, run, index, workers)
+    # A kill after a seal and before the journal was emptied leaves games of the chunk in it: drop them.
+    if sealed is not None and journal.games and journal.games[0].game <= sealed:
+        keep = [i for i, g in enumerate(journal.games) if g.game > sealed]
+        games_kept, recs_kept = [journal.games[i] for i in keep], [journal.recs[i] for i in keep]
+        journal.clear()
+        for g, r in zip(games_kept, recs_kept, strict=True):
+            journal.append(g, r)
+    last = journal.games[-1].game if journal.games else sealed
+    k = (last - index) // workers + 1 if last is not None else 0
     player = Player(nodes, hard_nodes, net)
-    with open(path, "ab") as f:
-        while games is None or index + workers * k < games:
-            game = index + workers * k
-            before = player.stats.copy()
-            recs, plies = player.game(seed, game, book, chess960)
-            f.write(recs.tobytes())
-            f.flush()
-            progress.put((len(recs), plies, *(player.stats - before).tolist()))
-            k += 1
+    settings = {**provenance, "worker": index, "workers": workers}
+
+    def seal():
+        first = journal.games[0].game
+        store.seal(journal, folder / run, store.chunk_name(run, index, workers, first), settings)
+
+    while games is None or index + workers * k < games:
+        game = index + workers * k
+        before = player.stats.copy()
+        played, recs, plies = player.game(seed, game, book, chess960)
+        journal.append(played, recs)
+        if len(journal.games) >= chunk_games:
+            seal()
+        progress.put((len(recs), plies, *(player.stats - before).tolist()))
+        k += 1
+    if journal.games:  # a run of a fixed number of games ends with its last chunk sealed, however short
+        seal()
     progress.put(None)
 
 
-def commit():
-    try:
-        return subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True, cwd=ROOT).stdout.strip()
-    except OSError:
-        return "unknown"
+def journal_path(folder, run, worker, workers):
+    """Where a worker keeps its games until they fill a chunk (outside git: training/games/.gitignore)."""
+    return pathlib.Path(folder) / run / "journal" / f"w{worker}of{workers}.bin"
 
 
-def run(out, seed=1, workers=2, nodes=5000, games=None, net=None, hard_nodes=None, chess960=0.0):
-    if not 0 <= chess960 <= 1:
-        raise SystemExit(f"gen: --chess960 is a share of the games, 0 to 1, not {chess960}")
-    out = pathlib.Path(out).expanduser()
-    out.mkdir(parents=True, exist_ok=True)
+def provenance(run, seed, nodes, hard_nodes, net, chess960):
+    """What every chunk of this run carries: enough to say what played its games and to play them again."""
     from engine.bench import SIGNATURE
+    from engine.nnue import DEFAULT_NET
     from training import selfplay
 
-    meta_path = out / f"meta-s{seed}.json"
-    meta = {"command": " ".join(["python -m training gen"] + sys.argv[2:]), "seed": seed, "workers": workers,
-            "nodes": nodes, "hard_nodes": hard_nodes or HARD_NODES * nodes, "table_and_histories": "kept in a game",
-            "commit": commit(), "bench": SIGNATURE, "book": BOOK.name, "net": net, "chess960_share": chess960,
+    return {"run": run, "command": " ".join(["python -m training gen"] + sys.argv[2:]), **store.code_version(),
+            "seed": seed, "nodes": nodes, "hard_nodes": hard_nodes or HARD_NODES * nodes,
+            "table_and_histories": "kept in a game", "bench": SIGNATURE,
+            "net": str(net) if net else "engine/nets/kibitz.nnue", "net_sha256": store.sha256_file(net or DEFAULT_NET),
+            "book": BOOK.name, "book_sha256": store.sha256_file(BOOK), "chess960_share": chess960,
             "random_plies": RANDOM_PLIES, "opening_max_cp": OPENING_MAX_CP, "params": PARAMS,
             "adjudication": {"win_cp": selfplay.WIN_CP, "win_plies": selfplay.WIN_PLIES,
                              "draw_cp": selfplay.DRAW_CP, "draw_plies": selfplay.DRAW_PLIES,
                              "draw_from_ply": selfplay.DRAW_FROM_PLY, "max_plies": selfplay.MAX_PLIES}}
-    runs = json.loads(meta_path.read_text())["runs"] if meta_path.exists() else []
-    meta["started"] = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
-    meta_path.write_text(json.dumps({"runs": runs + [meta]}, indent=2) + "\n")
 
-    shards = max(workers, 1)  # in-process (workers=0): one file, as one worker would write
-    before = sum(len(records.read(shard_path(out, seed, w, shards))) for w in range(shards)
-                 if shard_path(out, seed, w, shards).exists())
+
+def run(run, store_dir=store.STORE, seed=1, workers=2, nodes=5000, games=None, net=None, hard_nodes=None,
+        chess960=0.0, chunk_games=store.CHUNK_GAMES):
+    if not 0 <= chess960 <= 1:
+        raise SystemExit(f"gen: --chess960 is a share of the games, 0 to 1, not {chess960}")
+    if not run or "/" in run or run.startswith("."):
+        raise SystemExit(f"gen: --run is a folder name in the store, such as gen23, not {run!r}")
+    folder = pathlib.Path(store_dir).expanduser()
+    (folder / run).mkdir(parents=True, exist_ok=True)
+    settings = provenance(run, seed, nodes, hard_nodes, net, chess960)
+    before = sum(store.read_header(c)["positions"] for c in store.chunks(folder / run))
     t0 = time.monotonic()
     positions = n_games = plies = 0
     searched = np.zeros(3, np.int64)  # nodes, depths, searches
+    shards = max(workers, 1)
     if workers == 0:  # in this process: no start-up of its own (the tests, a compiled search already here)
         progress = queue.SimpleQueue()
-        worker(str(out), seed, 0, 1, nodes, hard_nodes, games, net, progress, chess960)
+        worker(str(folder), run, seed, 0, 1, nodes, hard_nodes, games, net, progress, settings, chess960, chunk_games)
         for item in iter(progress.get, None):
             positions, n_games = positions + item[0], n_games + 1
         print(f"gen: done, {positions} positions from {n_games} games in {time.monotonic() - t0:.0f} s", flush=True)
@@ -181,7 +200,8 @@ def run(out, seed=1, workers=2, nodes=5000, games=None, net=None, hard_nodes=Non
     ctx = multiprocessing.get_context("spawn")
     progress = ctx.Queue()
     procs = [ctx.Process(target=worker, daemon=True,
-                         args=(str(out), seed, w, workers, nodes, hard_nodes, games, net, progress, chess960))
+                         args=(str(folder), run, seed, w, shards, nodes, hard_nodes, games, net, progress, settings,
+                               chess960, chunk_games))
              for w in range(workers)]
     for p in procs:
         p.start()
@@ -204,11 +224,11 @@ def run(out, seed=1, workers=2, nodes=5000, games=None, net=None, hard_nodes=Non
             searched += item[2:]
             n_games += 1
             now = time.monotonic()
-            if now - last >= 10:
+            if now - last >= 60:
                 last = now
                 rate = positions / (now - t0)
-                print(f"gen: {n_games} games, {positions} positions this run ({before + positions} in all), "
-                      f"{rate:.0f} positions/s, {plies / max(n_games, 1):.0f} plies a game, "
+                print(f"gen: {n_games} games, {positions} positions this run ({before + positions} in the run's "
+                      f"chunks and journals), {rate:.0f} positions/s, {plies / max(n_games, 1):.0f} plies a game, "
                       f"{searched[0] / max(searched[2], 1):.0f} nodes and depth "
                       f"{searched[1] / max(searched[2], 1):.1f} a search", flush=True)
     except KeyboardInterrupt:

@@ -8,13 +8,15 @@
     stm     u8       side to move: 0 white, 1 black
     game    u32      the game's number in its run (for resuming, and to hold back whole games)
 
-A dataset is a folder of such files (`*.bin`), one per worker and seed, plus `meta.json` per run.
+This is the trainer's form of a position, in memory. On disk the positions live in the game store
+(training/store.py), as games, and are derived from them when read; a folder of such files (`*.bin`)
+is read too (datasets of the rounds before the store: none survives).
 """
 
 import pathlib
-import shutil
 
 import numpy as np
+from numba import njit
 
 RECORD = np.dtype([("occ", "<u8"), ("pieces", "u1", 16), ("score", "<i2"), ("result", "i1"), ("stm", "u1"),
                    ("game", "<u4")])
@@ -55,6 +57,44 @@ def unpack_board(rec):
     return board
 
 
+@njit(cache=True)
+def _pack(boards, sides, scores, results, games, occ, pieces, stm, score, result, game):
+    for i in range(len(boards)):
+        o = np.uint64(0)
+        k = 0
+        for j in range(16):
+            pieces[i, j] = 0
+        for sq in range(64):
+            p = boards[i, sq]
+            if p != 0:
+                o |= np.uint64(1) << np.uint64(sq)
+                if k & 1:
+                    pieces[i, k >> 1] |= np.uint8(p << 4)
+                else:
+                    pieces[i, k >> 1] |= np.uint8(p)
+                k += 1
+        occ[i] = o
+        stm[i] = sides[i]
+        score[i] = max(-32000, min(32000, scores[i]))
+        result[i] = results[i]
+        game[i] = games[i]
+
+
+def from_boards(boards, sides, scores, results, games):
+    """Records of n positions: boards [n, 64] (int8 mailboxes), sides to move, scores (side to move; clamped
+    to +-32000), White's results (0, 1, 2) and game numbers."""
+    n = len(boards)
+    occ, pieces = np.zeros(n, np.uint64), np.zeros((n, 16), np.uint8)
+    stm, score = np.zeros(n, np.uint8), np.zeros(n, np.int16)
+    result, game = np.zeros(n, np.int8), np.zeros(n, np.uint32)
+    _pack(np.ascontiguousarray(boards, np.int8), np.asarray(sides), np.asarray(scores, np.int64), np.asarray(results),
+          np.asarray(games), occ, pieces, stm, score, result, game)
+    recs = np.zeros(n, RECORD)
+    recs["occ"], recs["pieces"], recs["stm"], recs["score"] = occ, pieces, stm, score
+    recs["result"], recs["game"] = result, game
+    return recs
+
+
 def read(path):
     """Every whole record of one file (a torn last record, from a run cut short, is left out)."""
     data = np.fromfile(path, np.uint8)
@@ -70,27 +110,3 @@ def load(folder):
     """Every record of a dataset folder, concatenated."""
     parts = [read(p) for p in files(folder)]
     return np.concatenate(parts) if parts else np.zeros(0, RECORD)
-
-
-def snapshot(src, dst):
-    """Copy the dataset folder `src` to the new folder `dst` as whole games, while `gen` may still be writing it.
-
-    A running gen appends a game's records at its end in one write, so a file read mid-write ends in a torn
-    record or a game cut short: each file's copy leaves out its torn record and its last game (complete or not;
-    one game in a few thousand). The runs' meta files come along. Returns {file name: (records, kept)}."""
-    src, dst = pathlib.Path(src), pathlib.Path(dst)
-    found = files(src)
-    if not found:
-        raise ValueError(f"{src}: no *.bin dataset files in it")
-    if dst.exists():
-        raise ValueError(f"{dst}: already exists (the copy goes into a new folder)")
-    dst.mkdir(parents=True)
-    counts = {}
-    for path in found:
-        recs = read(path)
-        kept = recs[recs["game"] != recs["game"][-1]] if len(recs) else recs
-        kept.tofile(dst / path.name)
-        counts[path.name] = (len(recs), len(kept))
-    for meta in src.glob("meta*.json"):
-        shutil.copy(meta, dst / meta.name)
-    return counts

@@ -12,7 +12,7 @@ same scale, 1.10 a tenth larger. The correlation says how far the two agree at a
 import numpy as np
 
 from engine import nnue
-from training import export, features, records
+from training import export, features, store
 from training.train import held_back
 
 WITHIN_CP = 1000  # beyond ten pawns the scores are decided anyway, and a few of them would weigh most
@@ -26,7 +26,7 @@ def evals(path, own, other, count):
 
 def compare(new, old, folders, sample=20000, seed=1):
     """(positions, mean |new|, mean |old|, slope of new on old, correlation)."""
-    recs = np.concatenate([records.load(f) for f in folders])
+    recs = np.concatenate([store.dataset(f)[0] for f in folders])
     recs = recs[held_back(recs)]
     if len(recs) == 0:
         raise SystemExit(f"scale: no held-back positions in {', '.join(map(str, folders))}")

@@ -49,12 +49,24 @@ from engine.layout import (
     TT_EPOCHS,
 )
 from engine.params import P_CONT_HISTORY
+from training.store import (
+    END_CHECKMATE,
+    END_DRAW_ADJUDICATED,
+    END_FIFTY,
+    END_MATERIAL,
+    END_PLY_LIMIT,
+    END_STALEMATE,
+    END_THREEFOLD,
+    END_WIN_ADJUDICATED,
+)
 
-WIN_CP = 1500  # adjudication: ahead by this much for WIN_PLIES plies in a row wins
-WIN_PLIES = 6
-DRAW_CP = 8  # after DRAW_FROM_PLY plies, a score within this for DRAW_PLIES plies in a row is a draw
-DRAW_PLIES = 12
-DRAW_FROM_PLY = 80
+# Adjudication, as Stormphrax's datagen does it (gen23 on; before: 1500 cp for 6 plies, 8 cp for 12 plies after
+# ply 80): the plies of a decided game teach the net little and cost as much as any other.
+WIN_CP = 1250  # ahead by this much for WIN_PLIES plies in a row wins
+WIN_PLIES = 5
+DRAW_CP = 10  # after DRAW_FROM_PLY plies, a score within this for DRAW_PLIES plies in a row is a draw
+DRAW_PLIES = 10
+DRAW_FROM_PLY = 70
 MAX_PLIES = 400
 
 
@@ -120,21 +132,25 @@ def search_move(T, NET, bb, board, st, keys, undo, tt, S, template, ctl, acc, co
 
 @njit
 def play(T, NET, bb, board, st, keys, undo, tt, S, template, ctl, acc, cont, moves, seed, soft, hard, random_plies,
-         opening_max_cp, out_board, out_side, out_score, stats):
+         opening_max_cp, out_board, out_side, out_score, out_moves, out_scores, stats):
     """One game from the position in the arrays: `random_plies` random legal moves (seeded), then
     self-play at `soft` nodes a move (training/gen.py) until the rules or adjudication end it.
 
-    Fills out_board/out_side/out_score with the quiet positions (not in check, the best move neither a
-    capture nor a promotion, no mate score) and returns (positions kept, White's result 0/1/2, plies),
-    or (-1, 0, 0) if the opening was over or lopsided beyond opening_max_cp (try another seed).
+    Fills out_moves with every move (the random ones first) and out_scores with each searched move's
+    score (side to move), as the game store keeps them (training/store.py); the move of a search that
+    adjudicates the game is kept though not played. Fills out_board/out_side/out_score with the quiet
+    positions (not in check, the best move neither a capture nor a promotion, no mate score). Returns
+    (positions kept, White's result 0/1/2, why it ended (store.ENDS), moves in out_moves), or
+    (-1, 0, 0, 0) if the opening was over or lopsided beyond opening_max_cp (try another seed).
     stats gains the nodes, the depths and the number of the searches.
     """
     np.random.seed(seed)
-    for _ in range(random_plies):
+    for i in range(random_plies):
         n = generate(T, bb, st, moves, 0, GEN_ALL)
         if n == 0:
-            return -1, 0, 0
-        make_move(T, bb, board, st, keys, undo, moves[np.random.randint(0, n)])
+            return -1, 0, 0, 0
+        out_moves[i] = moves[np.random.randint(0, n)]
+        make_move(T, bb, board, st, keys, undo, out_moves[i])
     kept = 0
     win_run = 0
     draw_run = 0
@@ -145,17 +161,24 @@ def play(T, NET, bb, board, st, keys, undo, tt, S, template, ctl, acc, cont, mov
         cont[:] = 0
     while True:
         us = st[ST_SIDE]
+        done = random_plies + plies  # moves in out_moves
         n = generate(T, bb, st, moves, 0, GEN_ALL)
         if n == 0:
             if checkers_of(T, bb, st) != 0:
-                return kept, (0 if us == 0 else 2), plies
-            return kept, 1, plies
-        if st[ST_HALFMOVE] >= 100 or _dead_draw(bb) or _threefold(st, keys):
-            return kept, 1, plies
+                return kept, (0 if us == 0 else 2), END_CHECKMATE, done
+            return kept, 1, END_STALEMATE, done
+        if st[ST_HALFMOVE] >= 100:
+            return kept, 1, END_FIFTY, done
+        if _dead_draw(bb):
+            return kept, 1, END_MATERIAL, done
+        if _threefold(st, keys):
+            return kept, 1, END_THREEFOLD, done
         m, score = search_move(T, NET, bb, board, st, keys, undo, tt, S, template, ctl, acc, cont, soft, hard,
                                plies % TT_EPOCHS + 1, min(plies, TT_EPOCHS - 1), stats)
         if plies == 0 and random_plies > 0 and abs(score) > opening_max_cp:
-            return -1, 0, 0
+            return -1, 0, 0, 0
+        out_moves[done] = m
+        out_scores[plies] = score
         mate = abs(score) >= MATE_BOUND
         white = score if us == 0 else -score
         if mate:
@@ -168,35 +191,10 @@ def play(T, NET, bb, board, st, keys, undo, tt, S, template, ctl, acc, cont, mov
         win_run = win_run + 1 if abs(white) >= WIN_CP else 0
         draw_run = draw_run + 1 if abs(white) <= DRAW_CP else 0
         if win_run >= WIN_PLIES:
-            return kept, (2 if white > 0 else 0), plies
+            return kept, (2 if white > 0 else 0), END_WIN_ADJUDICATED, done + 1
         if plies >= DRAW_FROM_PLY and draw_run >= DRAW_PLIES:
-            return kept, 1, plies
+            return kept, 1, END_DRAW_ADJUDICATED, done + 1
         if plies >= MAX_PLIES:
-            return kept, 1, plies
+            return kept, 1, END_PLY_LIMIT, done + 1
         make_move(T, bb, board, st, keys, undo, m)
         plies += 1
-
-
-@njit(cache=True)
-def pack(out_board, out_side, out_score, n, result, game, occ, pieces, side, score, results, games):
-    """Records (training/records.py's fields) of the first n kept positions."""
-    for i in range(n):
-        o = np.uint64(0)
-        k = 0
-        for j in range(16):
-            pieces[i, j] = 0
-        for sq in range(64):
-            p = out_board[i, sq]
-            if p != 0:
-                o |= np.uint64(1) << np.uint64(sq)
-                if k & 1:
-                    pieces[i, k >> 1] |= np.uint8(p << 4)
-                else:
-                    pieces[i, k >> 1] |= np.uint8(p)
-                k += 1
-        occ[i] = o
-        side[i] = out_side[i]
-        score[i] = max(-32000, min(32000, out_score[i]))
-        results[i] = result
-        games[i] = game
-

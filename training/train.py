@@ -38,7 +38,7 @@ from numba import get_num_threads, njit, prange
 from engine import nnue
 from engine.layout import NNUE_BUCKETS
 from engine.nnue import SCALE
-from training import features, records
+from training import features, store
 
 CLIP = 1.98
 VALIDATION_EVERY = 50  # one game in 50 is held back
@@ -186,9 +186,10 @@ def fit_k(scores, results):
 
 
 def load_dataset(folders):
-    """The records of every folder, and how many whole games they hold (each folder numbers its own)."""
-    parts = [records.load(f) for f in folders]
-    return np.concatenate(parts), sum(len(np.unique(p["game"])) for p in parts)
+    """The training positions of every folder (a game-store folder, or one of records), and how many games
+    they come from."""
+    parts = [store.dataset(f) for f in folders]
+    return np.concatenate([p[0] for p in parts]), sum(p[1] for p in parts)
 
 
 def targets(recs, k, result_weight):

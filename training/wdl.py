@@ -30,7 +30,7 @@ import re
 
 import numpy as np
 
-from training import records
+from training import records, store
 from training.report import read_journal, table
 from training.report import record as record_section
 
@@ -46,10 +46,11 @@ GEN7 = np.array([-940.798, 2707.794, -2524.282, 865.561, -455.51, 1188.124, -869
 
 def dataset(folders):
     """(material, score in cp from the side to move, outcome 0 loss / 1 draw / 2 win for the side to move,
-    fold, game) of every record in the folders; game tells games apart (file and game number)."""
-    parts = [records.read(p) for folder in folders for p in records.files(folder)]
+    fold, game) of every position in the folders; game tells games apart (chunk or file, and game number)."""
+    parts = [store.read_chunk(c) for folder in folders for c in store.chunks(folder)]
+    parts += [records.read(p) for folder in folders for p in records.files(folder)]
     if not parts:
-        raise SystemExit(f"no *.bin records in {', '.join(map(str, folders))}")
+        raise SystemExit(f"no game-store chunks or *.bin records in {', '.join(map(str, folders))}")
     game = np.concatenate([part["game"].astype(np.int64) + (i << 40) for i, part in enumerate(parts)])
     recs = np.concatenate(parts)
     nibbles = np.concatenate([recs["pieces"] & 15, recs["pieces"] >> 4], axis=1)
