@@ -1,18 +1,18 @@
 """How good are the API's answers? Positions are analysed as AnalyzeFunction analyses them, and each
 answer is judged by Stockfish at a fixed depth (a reference for measuring only, never a teacher).
 
-    python benchmarks/answers.py [--ms 1000] [--positions 200] [--depth 18] [--record]
+    python benchmarks/answers.py [--ms 1000] [--positions 600] [--depth 20] [--record]
     python benchmarks/answers.py --net new=/path/new.nnue --net shipped=engine/nets/kibitz.nnue   # side by side
     python benchmarks/answers.py --net on=engine/nets/kibitz.nnue --net off=engine/nets/kibitz.nnue,Singular=0
 
 As the API: engine.analyse() with a fresh transposition table sized by functions/common/budget.py at
 the default memory (1769 MB, one vCPU, one thread), a movetime, no analysis cache. The positions are
-ones the engine never trained on: the first --positions of benchmarks/data/answers.fen, 200 positions
-fixed on 2026-11-27 so that every net is judged on the same ones, round after round. They were drawn (with
-`--draw`, which samples afresh) from every tenth ply (from ply 12 to ten before the end) of the games
-against Stockfish in the journals as they stood (FIXED_FROM below), seed 1; a sample of n is the first n
-of that seed's shuffle. With several --net, each position is searched by each net in turn, so that a busy
-spell of the machine falls on all of them alike.
+ones the engine never trained on: the first --positions of benchmarks/data/answers.fen, 600 positions
+(the first 200 fixed on 2026-11-27, 400 more on 2026-12-01) so that every net is judged on the same ones,
+round after round. They were drawn (with `--draw`, which samples afresh) from every tenth ply (from ply
+12 to ten before the end) of the games against Stockfish in the journals as they stood (FIXED_FROM
+below), seed 1; a sample of n is the first n of that seed's shuffle. With several --net, each position
+is searched by each net in turn, so that a busy spell of the machine falls on all of them alike.
 
 Judged by Stockfish at --depth, one thread: its best move and score, and the score of the answer's
 move (searched alone, `searchmoves`). From the mover's win% (Lichess's formula, engine/review.py)
@@ -50,7 +50,7 @@ from training.wdl import distinct_games
 JOURNAL_DIR = ROOT / "benchmarks" / "journals"
 JOURNALS = sorted(p for p in JOURNAL_DIR.glob("m-sf*.jsonl") if "c960" not in p.name)
 FIXED = ROOT / "benchmarks" / "data" / "answers.fen"
-# The journals the fixed sample was drawn from: positions(FIXED_FROM, 200, 1) wrote answers.fen.
+# The journals the fixed sample was drawn from: positions(FIXED_FROM, 600, 1) wrote answers.fen.
 FIXED_FROM = tuple(JOURNAL_DIR / f"m-sf{name}.jsonl" for name in (
     "2400-final", "2400-h2", "2600-egs", "2600-netl-host2", "2600-netl", "2600-netn1", "2600-r100", "2600-r2",
     "2600-s1-mtg16", "2600-s1", "2600-se"))
@@ -203,8 +203,8 @@ def summary(rows):
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--ms", type=int, default=1000, help="movetime of each answer (the API's default is 1000)")
-    ap.add_argument("--positions", type=int, default=200)
-    ap.add_argument("--depth", type=int, default=18, help="Stockfish's depth for the judgement")
+    ap.add_argument("--positions", type=int, default=600)
+    ap.add_argument("--depth", type=int, default=20, help="Stockfish's depth for the judgement")
     ap.add_argument("--net", action="append", default=[], metavar="LABEL=PATH[,NAME=VALUE...]",
                     help="answer with this net and these search parameters (repeat to compare; default: the "
                          "shipped net)")

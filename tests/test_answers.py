@@ -26,20 +26,20 @@ def test_the_positions_are_a_fixed_sample_of_standard_games():
 
 
 def test_the_nets_are_judged_on_a_fixed_sample_that_new_journals_do_not_change():
-    fens = fixed_positions(200)
-    assert len(fens) == len(set(fens)) == 200
+    fens = fixed_positions(600)
+    assert len(fens) == len(set(fens)) == 600
     assert fixed_positions(120) == fens[:120]
     # It is the seeded draw from the journals that stood when it was fixed (so its provenance holds), and
     # the journals since (the ladder runs after 2026-11-27) are not in it.
     assert all(p.exists() for p in FIXED_FROM) and set(FIXED_FROM) <= set(JOURNALS)
-    assert positions(FIXED_FROM, n=200, seed=1) == fens
+    assert positions(FIXED_FROM, n=600, seed=1) == fens
     for fen in fens:
         assert chess.Board(fen).is_valid()
 
 
 def test_asking_for_more_positions_than_the_sample_holds_names_the_limit():
-    with pytest.raises(SystemExit, match=r"--positions 201: answers.fen holds 200 positions"):
-        fixed_positions(201)
+    with pytest.raises(SystemExit, match=r"--positions 601: answers.fen holds 600 positions"):
+        fixed_positions(601)
 
 
 def test_the_reference_move_costs_nothing_and_a_blunder_is_one():
