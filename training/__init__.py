@@ -9,7 +9,7 @@
 
 The games live in the repository, in the game store (training/games/, training/store.py): compact chunks
 written once, from which the training positions are derived. Nothing here ships to Lambda. It runs in the
-project's .venv/: numpy, and numba for the trainer's and self-play's compiled loops (pyproject's `build` extra, which `dev` includes). Its data (the self-play
-opening book) is in training/data; report.py writes the sections of docs/benchmarks.md that training
-and benchmarks/ record.
+project's .venv/: numpy, and numba for the trainer's and self-play's compiled loops (pyproject's `build`
+extra, which `dev` includes). Its data (the self-play opening book) is in training/data; report.py writes
+the sections of docs/benchmarks.md that training and benchmarks/ record.
 """
