@@ -140,3 +140,9 @@ def test_gen_resumes_into_the_store_and_count_and_commit_read_it(tmp_path, capsy
     assert sorted(tracked) == sorted(f"training/games/g1/{n}" for n in names)
     main(["store", "commit", str(folder)])
     assert "no new chunks" in capsys.readouterr().out
+
+
+@pytest.mark.slow
+def test_a_worker_seals_a_chunk_once_its_games_have_taken_long_enough(tmp_path):
+    gen.run("g2", store_dir=tmp_path, seed=4, workers=0, nodes=300, games=2, chunk_games=1000, seal_minutes=0)
+    assert [c.name for c in store.chunks(tmp_path)] == ["g2-w0of1-g0000000.kgs", "g2-w0of1-g0000001.kgs"]

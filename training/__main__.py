@@ -21,6 +21,7 @@ def main(argv=None):
     g.add_argument("--chess960", type=float, default=0.0, metavar="SHARE",
                    help="this share of the games (0..1) starts from a Chess960 start position")
     g.add_argument("--chunk-games", type=int, default=store.CHUNK_GAMES, help="games a worker seals into a chunk")
+    g.add_argument("--seal-minutes", type=float, default=60, help="a worker seals a chunk at least this often")
     t = sub.add_parser("train", help="fit the network to a dataset")
     t.add_argument("--data", action="append", required=True,
                    help="the store, a run's folder of it, or a folder of records (repeat for several)")
@@ -72,7 +73,7 @@ def main(argv=None):
 
         gen.run(args.run, store_dir=args.store, seed=args.seed, workers=args.workers, nodes=args.nodes,
                 games=args.games, net=args.net, hard_nodes=args.hard_nodes, chess960=args.chess960,
-                chunk_games=args.chunk_games)
+                chunk_games=args.chunk_games, seal_minutes=args.seal_minutes)
     elif args.command == "train":
         from training import train
 

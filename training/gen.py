@@ -13,7 +13,7 @@ move to move as in a UCI game (training/selfplay.py plays the whole game in comp
 
 Every game goes into the store (training/store.py): its start, every move, every search's score, the
 result and why it ended. Each worker appends its games to a journal (training/games/RUN/journal/, not
-committed) and every CHUNK_GAMES games seals them into a chunk, training/games/RUN/*.kgs, after checking
+committed) and every CHUNK_GAMES games (or every hour) seals them into a chunk, training/games/RUN/*.kgs, after checking
 that the chunk reads back as exactly the games and the training positions it recorded (not in check, a
 quiet best move, no mate score). `python -m training store commit` commits the sealed chunks.
 
@@ -44,6 +44,7 @@ RANDOM_PLIES = (1, 6)
 OPENING_MAX_CP = 400
 TT_BUCKETS = 1 << 16  # 2 MB: room for a game's searches of a few thousand nodes each
 HARD_NODES = 4  # --hard-nodes, in soft nodes
+SEAL_MINUTES = 60  # a worker seals its journal into a chunk at least this often
 # The search's parameters where gen's differ from the engine's defaults. The scores it records are the
 # net's training targets, so they stay in the net's own units: EgScale (the search's scaling of ending
 # scores, engine/params.py) would otherwise be learnt by the next net and then applied to it again.
@@ -111,9 +112,10 @@ class Player:
 
 
 def worker(folder, run, seed, index, workers, nodes, hard_nodes, games, net, progress, provenance, chess960=0.0,
-           chunk_games=store.CHUNK_GAMES):
+           chunk_games=store.CHUNK_GAMES, seal_minutes=SEAL_MINUTES):
     """Plays this worker's games (index, index + workers, ...), appending each to its journal, and seals a
-    chunk into the store every `chunk_games` games."""
+    chunk into the store every `chunk_games` games, or sooner once its games have taken `seal_minutes` (on a
+    busy machine a chunk's games would otherwise sit uncommitted for hours)."""
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     book = [line for line in BOOK.read_text().splitlines() if line.strip()]
     folder = pathlib.Path(folder)
@@ -131,16 +133,20 @@ def worker(folder, run, seed, index, workers, nodes, hard_nodes, games, net, pro
     player = Player(nodes, hard_nodes, net)
     settings = {**provenance, "worker": index, "workers": workers}
 
+    started = time.monotonic()
+
     def seal():
+        nonlocal started
         first = journal.games[0].game
         store.seal(journal, folder / run, store.chunk_name(run, index, workers, first), settings)
+        started = time.monotonic()
 
     while games is None or index + workers * k < games:
         game = index + workers * k
         before = player.stats.copy()
         played, recs, plies = player.game(seed, game, book, chess960)
         journal.append(played, recs)
-        if len(journal.games) >= chunk_games:
+        if len(journal.games) >= chunk_games or time.monotonic() - started >= 60 * seal_minutes:
             seal()
         progress.put((len(recs), plies, *(player.stats - before).tolist()))
         k += 1
@@ -172,7 +178,7 @@ def provenance(run, seed, nodes, hard_nodes, net, chess960):
 
 
 def run(run, store_dir=store.STORE, seed=1, workers=2, nodes=5000, games=None, net=None, hard_nodes=None,
-        chess960=0.0, chunk_games=store.CHUNK_GAMES):
+        chess960=0.0, chunk_games=store.CHUNK_GAMES, seal_minutes=SEAL_MINUTES):
     if not 0 <= chess960 <= 1:
         raise SystemExit(f"gen: --chess960 is a share of the games, 0 to 1, not {chess960}")
     if not run or "/" in run or run.startswith("."):
@@ -187,7 +193,8 @@ def run(run, store_dir=store.STORE, seed=1, workers=2, nodes=5000, games=None, n
     shards = max(workers, 1)
     if workers == 0:  # in this process: no start-up of its own (the tests, a compiled search already here)
         progress = queue.SimpleQueue()
-        worker(str(folder), run, seed, 0, 1, nodes, hard_nodes, games, net, progress, settings, chess960, chunk_games)
+        worker(str(folder), run, seed, 0, 1, nodes, hard_nodes, games, net, progress, settings, chess960, chunk_games,
+               seal_minutes)
         for item in iter(progress.get, None):
             positions, n_games = positions + item[0], n_games + 1
         print(f"gen: done, {positions} positions from {n_games} games in {time.monotonic() - t0:.0f} s", flush=True)
@@ -201,7 +208,7 @@ def run(run, store_dir=store.STORE, seed=1, workers=2, nodes=5000, games=None, n
     progress = ctx.Queue()
     procs = [ctx.Process(target=worker, daemon=True,
                          args=(str(folder), run, seed, w, shards, nodes, hard_nodes, games, net, progress, settings,
-                               chess960, chunk_games))
+                               chess960, chunk_games, seal_minutes))
              for w in range(workers)]
     for p in procs:
         p.start()
