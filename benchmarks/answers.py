@@ -167,13 +167,14 @@ def net_spec(spec):
     return label, path, params
 
 
-def api_search(fen, movetime_ms, params=None):
-    """The answer as AnalyzeFunction searches it: (move, score in cp for the mover, depth, nodes)."""
+def api_search(fen, movetime_ms, params=None, nodes=None):
+    """The answer as AnalyzeFunction searches it: (move, score in cp for the mover, depth, nodes). nodes: a
+    node limit instead of the movetime (the table still sized for the movetime): the same answer every run."""
     from engine import analyse
     from functions.common.budget import hash_size_mb
 
-    result = analyse(fen=fen, movetime_ms=movetime_ms, hash_mb=hash_size_mb(movetime_ms, 1), threads=1,
-                     params=params or None)
+    limit = {"nodes": nodes} if nodes else {"movetime_ms": movetime_ms}
+    result = analyse(fen=fen, hash_mb=hash_size_mb(movetime_ms, 1), threads=1, params=params or None, **limit)
     s = result.score  # the side to move's
     cp = s.cp if s.cp is not None else (MATE_CP if s.mate > 0 else -MATE_CP)
     return result.best_move, cp, result.depth, result.nodes

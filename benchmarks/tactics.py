@@ -87,6 +87,9 @@ def main(argv=None):
     ap.add_argument("--net", action="append", default=[], metavar="LABEL=PATH[,NAME=VALUE...]",
                     help="answer with this net and these search parameters (repeat to compare; default: the "
                          "shipped net)")
+    ap.add_argument("--nodes", type=int, default=None,
+                    help="Kibitz searches this many nodes instead of --ms: the same answers every run, for tuning "
+                         "(implies --no-stockfish)")
     ap.add_argument("--no-stockfish", action="store_true", help="Kibitz only")
     ap.add_argument("--cache", default="/tmp/kibitz-tactics-stockfish.json", help="Stockfish's answers, kept")
     ap.add_argument("--record", action="store_true", help="write the table to docs/benchmarks.md")
@@ -103,7 +106,7 @@ def main(argv=None):
             raise SystemExit(f"tactics: --net {spec!r}: {e}") from None
     names = SETS[args.set]
     positions = [(name, *p) for name in names for p in suite(name)]
-    sf = None if args.no_stockfish else Stockfish(args.ms, args.cache)
+    sf = None if args.no_stockfish or args.nodes else Stockfish(args.ms, args.cache)
     got = {label: {name: 0 for name in names} for label, *_ in nets}
     got_sf = {name: 0 for name in names}
     misses = {label: [] for label, *_ in nets}
@@ -114,7 +117,7 @@ def main(argv=None):
                 got_sf[name] += solved(sf.move(fen), best, avoid)
             for label, net, _, params in nets:
                 native.NET = net
-                move = api_search(fen, args.ms, params)[0]
+                move = api_search(fen, args.ms, params, args.nodes)[0]
                 ok = solved(move, best, avoid)
                 got[label][name] += ok
                 if not ok:
@@ -127,7 +130,7 @@ def main(argv=None):
             sf.close()
     counts = {name: sum(1 for p in positions if p[0] == name) for name in names}
     total = sum(counts.values())
-    head = [f"solved at {args.ms} ms"] + [f"{n.removesuffix('.epd')} ({counts[n]})" for n in names] + [
+    head = [f"solved at {args.nodes:,} nodes" if args.nodes else f"solved at {args.ms} ms"] + [f"{n.removesuffix('.epd')} ({counts[n]})" for n in names] + [
         f"all ({total})"]
     if sf is not None:
         head.append("of Stockfish's")
