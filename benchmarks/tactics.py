@@ -130,8 +130,8 @@ def main(argv=None):
             sf.close()
     counts = {name: sum(1 for p in positions if p[0] == name) for name in names}
     total = sum(counts.values())
-    head = [f"solved at {args.nodes:,} nodes" if args.nodes else f"solved at {args.ms} ms"] + [f"{n.removesuffix('.epd')} ({counts[n]})" for n in names] + [
-        f"all ({total})"]
+    limit = f"solved at {args.nodes:,} nodes" if args.nodes else f"solved at {args.ms} ms"
+    head = [limit] + [f"{n.removesuffix('.epd')} ({counts[n]})" for n in names] + [f"all ({total})"]
     if sf is not None:
         head.append("of Stockfish's")
     body = []
