@@ -1,0 +1,247 @@
+"""Endgame tables of up to four pieces: the catalogue, the files and the probe (plain Python + numpy).
+
+The tables are made here (engine/tablebase_gen.py, numba's retrograde analysis in engine/core/tablebase.py)
+and read lazily: a table's file is decompressed on the first probe that needs it and kept for the process.
+A value is the distance to mate in plies for the side to move (even: it is mated in that many plies,
+odd: it mates in (d + 1) / 2 moves) or DRAW; see engine/core/tablebase.py for the index.
+
+    probe(board)       -> the side to move's value, or None when the position is not in the tables
+    result(board)      -> the answer's `tablebase` field: category, dtm (moves), the best moves by the table
+"""
+
+import itertools
+import lzma
+import os
+import pathlib
+
+import numpy as np
+
+from engine.layout import BISHOP, BLACK, EMPTY, KING, KNIGHT, PAWN, QUEEN, ROOK, ST_CASTLE, ST_EP, ST_SIDE
+
+DRAW = 254
+MAX_PIECES = 4
+TYPES = "PNBRQ"  # piece type - 1
+STRONGEST_FIRST = (QUEEN, ROOK, BISHOP, KNIGHT, PAWN)
+DEFAULT_DIR = pathlib.Path(__file__).resolve().parent / "tablebases"
+SUFFIX = ".tb.xz"
+
+TRI_SQ = (0, 1, 2, 3, 9, 10, 11, 18, 19, 27)
+TRI = {sq: i for i, sq in enumerate(TRI_SQ)}
+
+
+class Material:
+    """One table: its name (KQvKR), its pieces in the index's order, its size."""
+
+    def __init__(self, white, black):
+        self.white = tuple(sorted(white, reverse=True))
+        self.black = tuple(sorted(black, reverse=True))
+        self.name = "K" + "".join(TYPES[t - 1] for t in self.white) + "vK" + "".join(TYPES[t - 1] for t in self.black)
+        self.order = (KING, KING | 8) + self.white + tuple(t | 8 for t in self.black)
+        self.pieces = len(self.order)
+        self.pawnful = PAWN in self.white or PAWN in self.black
+        self.nside = (32 if self.pawnful else 10) * 64 ** (self.pieces - 1)
+
+    def __repr__(self):
+        return self.name
+
+
+def material_key(codes):
+    w = b = 0
+    for c in codes:
+        t = c & 7
+        if t != KING:
+            if c >> 3:
+                b += 3 ** (t - 1)
+            else:
+                w += 3 ** (t - 1)
+    return w + 243 * b
+
+
+def _stronger_or_equal(a, b):
+    rank = {t: i for i, t in enumerate(reversed(STRONGEST_FIRST))}
+    return (len(a), sorted((rank[t] for t in a), reverse=True)) >= (len(b), sorted((rank[t] for t in b), reverse=True))
+
+
+def catalogue(max_pieces=MAX_PIECES):
+    """Every balance of 3 to max_pieces pieces with white the stronger side, in an order where each
+    table comes after those its captures and promotions reach (fewer pieces first, then fewer pawns)."""
+    found = {}
+    for extra in range(1, max_pieces - 1):
+        for split in range(extra + 1):
+            for w in itertools.combinations_with_replacement(STRONGEST_FIRST, extra - split):
+                for b in itertools.combinations_with_replacement(STRONGEST_FIRST, split):
+                    if _stronger_or_equal(w, b):
+                        m = Material(w, b)
+                        found[m.name] = m
+    return sorted(found.values(), key=lambda m: (m.pieces, (m.white + m.black).count(PAWN), m.name))
+
+
+def key_maps(materials):
+    """KEY2TID/KEY2FLIP: a material key's table and whether the position's colours must be swapped."""
+    key2tid = np.full(243 * 243, -1, np.int64)
+    key2flip = np.zeros(243 * 243, np.int64)
+    for tid, m in enumerate(materials):
+        key = material_key(m.order)
+        swapped = material_key(tuple(c ^ 8 for c in m.order))
+        key2tid[swapped] = tid
+        key2flip[swapped] = 1
+        key2tid[key] = tid
+        key2flip[key] = 0
+    return key2tid, key2flip
+
+
+def _xform(sq, m):
+    f, r = sq & 7, sq >> 3
+    if m & 1:
+        f = 7 - f
+    if m & 2:
+        r = 7 - r
+    if m & 4:
+        f, r = r, f
+    return r * 8 + f
+
+
+def _pack(sqs, m, pawnful):
+    k = _xform(sqs[0], m)
+    idx = (k >> 3) * 4 + (k & 7) if pawnful else TRI[k]
+    for sq in sqs[1:]:
+        idx = idx * 64 + _xform(sq, m)
+    return idx
+
+
+def canon_index(sqs, pawnful):
+    """As engine.core.tablebase.canon_index (tests check they agree)."""
+    f, r = sqs[0] & 7, sqs[0] >> 3
+    if pawnful:
+        return _pack(sqs, 1 if f > 3 else 0, True)
+    m = 0
+    if f > 3:
+        m, f = m | 1, 7 - f
+    if r > 3:
+        m, r = m | 2, 7 - r
+    if r > f:
+        m |= 4
+    idx = _pack(sqs, m, False)
+    return min(idx, _pack(sqs, m ^ 4, False)) if r == f else idx
+
+
+class Tables:
+    """The tables in one directory, each read on first use."""
+
+    def __init__(self, directory=None, max_pieces=MAX_PIECES):
+        self.directory = pathlib.Path(directory or os.environ.get("KIBITZ_TABLEBASES") or DEFAULT_DIR)
+        self.materials = catalogue(max_pieces)
+        self.by_key = {}
+        for m in self.materials:
+            self.by_key[material_key(m.order)] = (m, 0)
+            self.by_key[material_key(tuple(c ^ 8 for c in m.order))] = (m, 1)
+        self._data = {}
+        self.hits = 0
+
+    def available(self, material):
+        return (self.directory / (material.name + SUFFIX)).exists()
+
+    def data(self, material):
+        """The table's bytes (both sides to move), or None when its file is missing."""
+        if material.name not in self._data:
+            path = self.directory / (material.name + SUFFIX)
+            self._data[material.name] = (
+                np.frombuffer(lzma.decompress(path.read_bytes()), np.uint8) if path.exists() else None
+            )
+        return self._data[material.name]
+
+    def lookup(self, pieces, side):
+        """The value for `side` to move with pieces [(code, square)], no en passant or castling; None when
+        no table holds it."""
+        if len(pieces) == 2:
+            return DRAW
+        found = self.by_key.get(material_key([c for c, _ in pieces]))
+        if found is None:
+            return None
+        m, flip = found
+        data = self.data(m)
+        if data is None:
+            return None
+        rest = sorted(((c ^ (8 * flip), sq ^ (56 * flip)) for c, sq in pieces), key=lambda p: m.order.index(p[0]))
+        self.hits += 1
+        return int(data[(side ^ flip) * m.nside + canon_index([sq for _, sq in rest], m.pawnful)])
+
+    def probe(self, board):
+        """The side to move's value in board (an engine.board.Board), or None when it is outside the tables
+        (more than four pieces, castling rights, a table missing)."""
+        pieces = [(int(c), sq) for sq, c in enumerate(board.board) if c != EMPTY]
+        if len(pieces) > MAX_PIECES or board.st[ST_CASTLE] != 0:
+            return None
+        if board.st[ST_EP] != 64:
+            return self._best_child(board)[0]
+        return self.lookup(pieces, int(board.st[ST_SIDE]))
+
+    def _best_child(self, board):
+        """(value, [(move, value after it)]) by the children, as a position with en passant rights needs."""
+        best, children = None, []
+        for mv in board.legal_moves():
+            board.push(mv)
+            child = self.probe(board)
+            board.pop()
+            if child is None:
+                return None, []
+            v = parent_value(child)
+            children.append((mv, v))
+            best = v if best is None else better(best, v)
+        if best is None:
+            best = 0 if board.in_check() else DRAW
+        return best, children
+
+    def result(self, board):
+        """The `tablebase` field: {"category", "dtm" (moves to mate, signed: negative when the side to move
+        is mated), "best": the UCI moves that keep the value} or None outside the tables."""
+        value = self.probe(board)
+        if value is None:
+            return None
+        _, children = self._best_child(board)
+        best = [board.uci(mv) for mv, v in children if v == value]
+        field = {"category": category(value), "best": best}
+        if value != DRAW:
+            field["dtm"] = dtm_moves(value)
+        return field
+
+
+def parent_value(child):
+    """A child's value seen from the position before the move."""
+    return DRAW if child == DRAW else child + 1
+
+
+def better(a, b):
+    """The better value for the side to move: the shorter win, the draw, the longer loss."""
+    return a if rank(a) >= rank(b) else b
+
+
+def rank(v):
+    if v == DRAW:
+        return 0
+    return 1000 - v if v % 2 else v - 1000
+
+
+def category(v):
+    if v == DRAW:
+        return "draw"
+    return "win" if v % 2 else "loss"
+
+
+def dtm_moves(v):
+    """Moves to mate, signed: mate in 3 is 3, mated in 3 is -3 (0: mated now)."""
+    return (v + 1) // 2 if v % 2 else -(v // 2)
+
+
+_DEFAULT = None
+
+
+def default():
+    """The process's tables (engine/tablebases, or $KIBITZ_TABLEBASES)."""
+    global _DEFAULT
+    if _DEFAULT is None:
+        _DEFAULT = Tables()
+    return _DEFAULT
+
+
+__all__ = ["DRAW", "BLACK", "Material", "Tables", "catalogue", "category", "default", "dtm_moves", "key_maps"]
