@@ -52,7 +52,7 @@ from engine.params import DEFAULTS, INDEX
 def run(fen=STARTPOS, moves=(), movetime_ms=None, depth=None, nodes=None, multipv=1,
         hash_mb=limits.DEFAULT_HASH_MB, *, wtime=None, btime=None, winc=0, binc=0, movestogo=None,
         infinite=False, stop=None, on_info=None, claim_draws=True, params=None, board=None, started_ns=None,
-        threads=1, game=None, chess960=False):
+        threads=1, game=None, chess960=False, tablebases=False):
     """engine.analyse(), which documents the arguments."""
     started = time.monotonic_ns() if started_ns is None else started_ns
     limits.check(movetime_ms, depth, nodes, multipv, hash_mb, wtime, btime, winc, binc, movestogo, infinite, stop,
@@ -62,6 +62,16 @@ def run(fen=STARTPOS, moves=(), movetime_ms=None, depth=None, nodes=None, multip
     reason = game_over.reason(board, claim_draws)
     if reason is not None:
         return readout.game_over(board, side, reason, started)
+    if tablebases:  # within the endgame tables: their answer, exact, without a search
+        from engine import tablebase
+
+        known = tablebase.answer(board, side, started, multipv, native.BACKEND)
+        if known is not None:
+            if on_info is not None:
+                on_info(known)
+            while infinite and stop is not None and not stop.is_set():  # UCI: wait for `stop`
+                time.sleep(0.001)
+            return known
 
     budget = time_manager.budget(board.side, movetime_ms, wtime, btime, winc, binc, movestogo,
                                  _param(params, "TimeIncShare") / 100, _param(params, "TimeMovesToGo"))

@@ -51,3 +51,7 @@ class Analysis:
     terminal: str | None = None  # why the game is over (engine.game_over.REASONS); None while it goes on
     backend: str = ""  # "aot" or "jit"
     chess960: bool = False  # a Chess960 position: castling in the moves is king-to-rook (e1h1)
+    # A position within the endgame tables (engine/tablebase.py, docs/tablebases.md): {"category": "win" |
+    # "draw" | "loss", "dtm": signed moves to mate (absent for a draw), "best": the UCI moves that keep it}
+    tablebase: dict | None = None
+    tbhits: int = 0  # table probes this answer made

@@ -233,6 +233,64 @@ def dtm_moves(v):
     return (v + 1) // 2 if v % 2 else -(v // 2)
 
 
+def answer(board, side, started, multipv=1, backend="", tables=None):
+    """engine.analyse()'s answer from the tables (an engine.result.Analysis), or None outside them.
+
+    The best move keeps the best value: the shortest mate, a draw, the longest defence; its line follows
+    the table's best moves to the mate (a draw's: a few moves). The score is the mate in moves (or cp 0
+    for a draw), from the side to move."""
+    import time
+
+    from engine.result import Analysis, Line, Score
+
+    tables = tables or default()
+    hits = tables.hits
+    value = tables.probe(board)
+    if value is None:
+        return None
+    _, children = tables._best_child(board)
+    if not children:
+        return None  # mated or stalemated: engine.game_over answers those
+    children.sort(key=lambda c: -rank(c[1]))
+    lines = []
+    for k, (mv, v) in enumerate(children[: max(1, multipv)]):
+        pv = [board.uci(mv)] + _line(tables, board, mv, v)
+        score = Score(cp=0) if v == DRAW else Score(mate=dtm_moves(v))
+        lines.append(Line(multipv=k + 1, score=score, pv=tuple(pv), depth=len(pv), seldepth=len(pv)))
+    best = lines[0]
+    field = {"category": category(value), "best": [board.uci(mv) for mv, v in children if v == value]}
+    if value != DRAW:
+        field["dtm"] = dtm_moves(value)
+    ms = (time.monotonic_ns() - started) // 1_000_000
+    return Analysis(
+        fen=board.fen(), side_to_move=side, best_move=best.pv[0], ponder=best.pv[1] if len(best.pv) > 1 else None,
+        score=best.score, depth=best.depth, seldepth=best.seldepth, nodes=0, time_ms=ms, nps=0, hashfull=0,
+        pv=best.pv, lines=tuple(lines), backend=backend, chess960=board.chess960, tablebase=field,
+        tbhits=tables.hits - hits,
+    )
+
+
+def _line(tables, board, first, value, draw_plies=8):
+    """The table's best line after `first` (played from board, whose value it keeps), to the mate."""
+    played = [first]
+    board.push(first)
+    line = []
+    plies = value if value != DRAW else draw_plies
+    try:
+        for _ in range(plies - 1):
+            _, children = tables._best_child(board)
+            if not children:
+                break
+            mv, _ = max(children, key=lambda c: rank(c[1]))
+            line.append(board.uci(mv))
+            board.push(mv)
+            played.append(mv)
+    finally:
+        for _ in played:
+            board.pop()
+    return line
+
+
 _DEFAULT = None
 
 
@@ -244,4 +302,4 @@ def default():
     return _DEFAULT
 
 
-__all__ = ["DRAW", "BLACK", "Material", "Tables", "catalogue", "category", "default", "dtm_moves", "key_maps"]
+__all__ = ["DRAW", "BLACK", "Material", "Tables", "answer", "catalogue", "category", "default", "dtm_moves", "key_maps"]

@@ -41,6 +41,7 @@ class UciSession:
         self.multipv = 1
         self.threads = 1
         self.show_wdl = False  # UCI_ShowWDL: `wdl W D L` in info lines (engine/wdl.py)
+        self.tablebases = False  # Tablebases: positions of up to four pieces answered from the endgame tables
         self.chess960 = False  # UCI_Chess960: X-FEN/Shredder-FEN castling, castling moves king-to-rook (e1h1)
         self.params = {}
         self.stop = StopSignal()
@@ -73,6 +74,7 @@ class UciSession:
         self.send(f"option name EvalFile type string default {DEFAULT_NET.name}")
         self.send("option name UCI_ShowWDL type check default false")
         self.send("option name UCI_Chess960 type check default false")
+        self.send("option name Tablebases type check default false")
         if TUNING:
             for name, default, low, high in PARAMS:
                 self.send(f"option name {name} type spin default {default} min {low} max {high}")
@@ -113,13 +115,15 @@ class UciSession:
         if name.lower() == "evalfile":
             self.load_net(value.strip())
             return
-        if name.lower() in ("uci_showwdl", "uci_chess960"):
+        if name.lower() in ("uci_showwdl", "uci_chess960", "tablebases"):
             if value.strip().lower() not in ("true", "false"):
                 self.send(f"info string error: option {name} needs true or false, got {value.strip()!r}")
                 return
             on = value.strip().lower() == "true"
             if name.lower() == "uci_showwdl":
                 self.show_wdl = on
+            elif name.lower() == "tablebases":
+                self.tablebases = on
             else:
                 self.wait()
                 self.chess960 = on
@@ -203,7 +207,7 @@ class UciSession:
         try:
             result = analyse(board=self.board, multipv=self.multipv, hash_mb=self.hash_mb, threads=self.threads,
                              stop=self.stop, on_info=self.info, claim_draws=False, params=self.params, game=self.game,
-                             **limits)
+                             tablebases=self.tablebases, **limits)
         except Exception as e:  # report, and still answer with a move so the GUI is not left waiting
             self.send(f"info string error: search failed: {e!r}")
             legal = self.board.legal_moves()
@@ -222,7 +226,8 @@ class UciSession:
             shown = " wdl {} {} {}".format(*wdl.wdl(line.score, material)) if self.show_wdl else ""
             self.send(
                 f"info depth {line.depth} seldepth {line.seldepth} multipv {line.multipv} score {line.score.uci()}"
-                f"{shown} nodes {r.nodes} nps {r.nps} hashfull {r.hashfull} time {r.time_ms} pv {' '.join(line.pv)}"
+                f"{shown} nodes {r.nodes} nps {r.nps} hashfull {r.hashfull} tbhits {r.tbhits} time {r.time_ms} "
+                f"pv {' '.join(line.pv)}"
             )
 
     def wait(self):

@@ -1,7 +1,9 @@
 """A bare king is mated: engine/core/endgames.py gives the search the way to the edge and the right corner.
 
 Each game is Kibitz against itself at a small fixed node count, every move a fresh search (as the API
-runs them), with the game's moves as history. Before the rule, bishop and knight ended in a 50-move draw
+runs them), with the game's moves as history. These test the search, so the endgame tables are off
+(tablebases=False); with them (the last tests here), every move is the table's and the mate comes in exactly
+the table's number of moves. Before the rule, bishop and knight ended in a 50-move draw
 from these positions, and rook and queen took up to 31 moves.
 
 And endings that cannot be won are not scored as won: material short of a mate (scaled toward a draw), the
@@ -18,12 +20,13 @@ from engine.fen import STARTPOS
 NODES = 20000
 
 
-def self_play(fen, max_moves):
+def self_play(fen, max_moves, tablebases=False, **limits):
     """Plays from fen; returns the final python-chess board."""
     b = chess.Board(fen)
     moves = []
+    limits = limits or {"nodes": NODES}
     while not b.is_game_over(claim_draw=True) and b.fullmove_number < max_moves + 1:
-        r = analyse(fen, moves=list(moves), nodes=NODES)
+        r = analyse(fen, moves=list(moves), tablebases=tablebases, **limits)
         moves.append(r.best_move)
         b.push_uci(r.best_move)
     return b
@@ -49,7 +52,7 @@ def test_the_bare_king_is_mated(fen, max_moves):
     "8/8/8/4k3/8/8/8/KB6 w - - 0 1",  # a lone bishop: dead
 ])
 def test_no_mating_material_is_no_known_win(fen):
-    r = analyse(fen, depth=10)
+    r = analyse(fen, depth=10, tablebases=False)
     assert r.score.cp is not None and abs(r.score.cp) < 1000
 
 
@@ -64,8 +67,9 @@ DEAD_EDGES = [
 
 @pytest.mark.parametrize("fen", DEAD_EDGES)
 def test_material_that_cannot_win_is_scored_near_a_draw(fen):
-    scaled = analyse(fen, depth=8).score.cp
-    raw = analyse(fen, depth=8, params={"DrawScale": 0, "EgScale": 64}).score.cp  # the net's own score
+    scaled = analyse(fen, depth=8, tablebases=False).score.cp
+    # the net's own score
+    raw = analyse(fen, depth=8, params={"DrawScale": 0, "EgScale": 64}, tablebases=False).score.cp
     assert scaled is not None and raw is not None
     # Unscaled, `scaled` would be `raw`: any |raw| above 50 fails the test then; 60 keeps a margin (rook against
     # bishop: net-w256 over 100, net-x6 94, net-v5 73: each net nearer the truth).
@@ -80,8 +84,8 @@ def test_material_that_cannot_win_is_scored_near_a_draw(fen):
 ])
 def test_material_that_can_win_is_left_alone(fen):
     """No position of these searches is scaled: the same tree, node for node."""
-    on = analyse(fen, depth=7)
-    off = analyse(fen, depth=7, params={"DrawScale": 0})
+    on = analyse(fen, depth=7, tablebases=False)
+    off = analyse(fen, depth=7, params={"DrawScale": 0}, tablebases=False)
     assert (on.score, on.best_move, on.nodes) == (off.score, off.best_move, off.nodes)
 
 
@@ -91,8 +95,8 @@ def test_material_that_can_win_is_left_alone(fen):
 ])
 def test_endgame_scores_are_scaled_by_eg_scale(fen):
     """EgScale (engine/params.py): with 30 or less of material the net's score x EgScale / 64."""
-    full = analyse(fen, depth=8, params={"EgScale": 64}).score.cp
-    scaled = analyse(fen, depth=8, params={"EgScale": 40}).score.cp
+    full = analyse(fen, depth=8, params={"EgScale": 64}, tablebases=False).score.cp
+    scaled = analyse(fen, depth=8, params={"EgScale": 40}, tablebases=False).score.cp
     assert abs(full) >= 150, f"the net scores {fen} near level ({full}): the test would show nothing"
     assert abs(scaled - full * 40 / 64) <= 0.15 * abs(full), (scaled, full)
 
@@ -112,7 +116,7 @@ def test_a_bare_king_beside_a_new_queen_or_rook_can_take_it(depth):
     futile, so those lines counted as won and the search scored the draw +1900 at these depths (a ladder
     game, docs/strength.md)."""
     # DrawScale=0: the wrong bishop's corner is a draw by rule at every node (below), before any promotion.
-    r = analyse("8/8/8/8/8/5kb1/7p/7K b - - 1 2", depth=depth, params={"DrawScale": 0})
+    r = analyse("8/8/8/8/8/5kb1/7p/7K b - - 1 2", depth=depth, params={"DrawScale": 0}, tablebases=False)
     assert r.score.cp is not None and abs(r.score.cp) <= 100, r.score
 
 
@@ -197,3 +201,42 @@ def test_a_kept_table_carries_no_decided_score_into_a_drawn_rook_ending():
     with a score short of a decided one."""
     score = kept_table_score(LADDER_X6_53_FEN, LADDER_X6_53_MOVES, range(134, 149, 2), "R7/4KP2/8/pk6/8/8/8/5r2 w")
     assert score.cp is not None and score.cp <= 300, score
+
+
+# With the endgame tables (engine/tablebase.py): the starts above and KBNvK's longest, each mated in exactly the
+# table's number of moves at the API's default budget, and a drawn rook against bishop answered as a draw at once.
+TABLE_STARTS = [
+    "8/8/8/4k3/8/8/8/KBN5 w - - 0 1",
+    "7k/8/8/8/8/8/8/KBN5 w - - 0 1",
+    "8/8/8/4K3/8/8/8/knb5 b - - 0 1",
+    "8/8/8/4k3/8/8/8/KR6 w - - 0 1",
+    "8/8/8/4k3/8/8/8/KQ6 w - - 0 1",
+    "8/8/8/3k4/8/8/8/KBB5 w - - 0 1",
+    "8/8/8/8/5kr1/7Q/K7/8 w - - 0 1",  # queen against rook
+]
+
+
+def tables_present():
+    from engine import tablebase
+
+    tables = tablebase.default()
+    return all(tables.available(m) for m in tables.materials)
+
+
+@pytest.mark.skipif(not tables_present(), reason="engine/tablebases is missing its files")
+@pytest.mark.parametrize("fen", TABLE_STARTS)
+def test_mated_in_the_tables_number_of_moves(fen):
+    from functions.common.models import DEFAULT_MOVETIME_MS
+
+    first = analyse(fen, movetime_ms=DEFAULT_MOVETIME_MS, tablebases=True)
+    assert first.tablebase["category"] == "win" and first.score.mate == first.tablebase["dtm"] > 0
+    b = self_play(fen, 60, tablebases=True, movetime_ms=DEFAULT_MOVETIME_MS)
+    assert b.is_checkmate(), b.fen()
+    assert len(b.move_stack) == 2 * first.tablebase["dtm"] - 1
+
+
+@pytest.mark.skipif(not tables_present(), reason="engine/tablebases is missing its files")
+def test_a_drawn_rook_against_bishop_is_a_draw_at_once():
+    r = analyse("8/8/3kb3/8/8/8/8/K3R3 w - - 0 1", movetime_ms=1000, tablebases=True)
+    assert r.tablebase["category"] == "draw" and r.score.cp == 0 and r.nodes == 0  # no search
+    assert r.best_move in r.tablebase["best"]
