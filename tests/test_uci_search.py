@@ -244,3 +244,21 @@ def test_singular_extensions_change_the_deep_tree_and_still_find_the_forced_win(
     session.wait()
     assert out.getvalue().strip().splitlines()[-1].startswith("bestmove g3g6")
     session.handle("quit")
+
+
+def test_tablebases_option_answers_from_the_tables_with_tbhits():
+    """Tablebases on: a KQvKR position is answered by the table (a mate score, tbhits > 0); off: searched."""
+    fen = "8/8/8/8/5kr1/7Q/K7/8 w - - 0 1"
+    e = Engine()
+    e.send("setoption name Tablebases value true")
+    e.send(f"position fen {fen}")
+    e.send("go depth 4")
+    on = e.until("bestmove")
+    e.send("setoption name Tablebases value false")
+    e.send("go depth 4")
+    off = e.until("bestmove")
+    e.close()
+    info_on = [line for line in on if line.startswith("info depth")][-1].split()
+    assert info_on[info_on.index("score") + 1] == "mate" and int(info_on[info_on.index("tbhits") + 1]) > 0
+    info_off = [line for line in off if line.startswith("info depth")][-1].split()
+    assert info_off[info_off.index("tbhits") + 1] == "0" and int(info_off[info_off.index("nodes") + 1]) > 0
