@@ -5,7 +5,7 @@ answer is judged by Stockfish at a fixed depth (a reference for measuring only, 
     python benchmarks/answers.py --net new=/path/new.nnue --net shipped=engine/nets/kibitz.nnue   # side by side
     python benchmarks/answers.py --net on=engine/nets/kibitz.nnue --net off=engine/nets/kibitz.nnue,Singular=0
 
-As the API: engine.analyse() with a fresh transposition table sized by functions/common/budget.py at
+As the API: engine.analyse() with a fresh transposition table sized by functions/common/analysis/budget.py at
 the default memory (1769 MB, one vCPU, one thread), a movetime, no analysis cache. The positions are
 ones the engine never trained on: the first --positions of benchmarks/data/answers.fen, 600 positions
 (the first 200 fixed on 2026-11-27, 400 more on 2026-12-01) so that every net is judged on the same ones,
@@ -171,7 +171,7 @@ def api_search(fen, movetime_ms, params=None, nodes=None):
     """The answer as AnalyzeFunction searches it: (move, score in cp for the mover, depth, nodes). nodes: a
     node limit instead of the movetime (the table still sized for the movetime): the same answer every run."""
     from engine import analyse
-    from functions.common.budget import hash_size_mb
+    from functions.common.analysis.budget import hash_size_mb
 
     limit = {"nodes": nodes} if nodes else {"movetime_ms": movetime_ms}
     result = analyse(fen=fen, hash_mb=hash_size_mb(movetime_ms, 1), threads=1, params=params or None, **limit)
@@ -267,7 +267,7 @@ def main(argv=None):
         out += f"\n\n{label}'s mistakes and blunders:" + ("\n\n" + "\n".join(lines) if lines else " none.")
     where = (f"{len(fens)} of the games in {', '.join(p.name for p in JOURNALS)} (seed {args.seed})" if args.draw
              else f"the first {len(fens)} of benchmarks/data/answers.fen (fixed)")
-    out += (f"\n\nAs AnalyzeFunction: a fresh table sized by functions/common/budget.py at 1769 MB, one thread. "
+    out += (f"\n\nAs AnalyzeFunction: a fresh table sized by common/analysis/budget.py at 1769 MB, one thread. "
             f"Positions: {where}. {steal_since(start)}.")
     print(out)
     if args.record:

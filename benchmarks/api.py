@@ -82,7 +82,7 @@ class Handler:
         with contextlib.redirect_stdout(self.out):
             module = sys.modules[self.runtime.load().__module__]
         module.logger.registered_handler.setStream(self.out)
-        from functions.common import analysis_cache  # the handler calls engine.analyse() through it
+        from functions.common.analysis import cache as analysis_cache  # the handler calls engine.analyse() through it
 
         inner = analysis_cache.analyse
         self.search_ms = None
@@ -498,7 +498,7 @@ def main():
                          "The function's Makefile ships its bytecode (sam "
                          "build's Python builder wrote none: Lambda, whose /var/task is read-only, compiles it "
                          "at every cold start); Swagger is enabled by the first request for /swagger; the "
-                         "handler switches the collector off until init ends (functions/common/init_phase.py); the "
+                         "handler switches the collector off until init ends (functions/common/api/init_phase.py); the "
                          "template sets OPENBLAS_NUM_THREADS=1 and PYDANTIC_DISABLE_PLUGINS=__all__."))
     if "warm" in only:
         sections.append(("API warm overhead", bench_warm(args.requests),

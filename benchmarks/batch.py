@@ -44,8 +44,8 @@ def positions(n):
 
 def run(aws, store, source, fens, movetime_ms):
     """Seconds from submission to the last result, and the results' mean search time."""
-    from functions.common.job_models import JobRequest
-    from functions.common.job_submit import submit
+    from functions.common.jobs.models import JobRequest
+    from functions.common.jobs.submit import submit
 
     sqs = aws.client("sqs")
     t0 = time.perf_counter()
@@ -93,7 +93,7 @@ def busy_processes():
 
 
 def bench(n_positions, movetime_ms, runs, poller_counts):
-    from functions.common.job_store import Store
+    from functions.common.jobs.store import Store
     from kibitz.aws import LocalAWS
     from kibitz.eventsource import SqsEventSource
 

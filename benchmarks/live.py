@@ -193,8 +193,8 @@ def own_share(n=12, movetime_ms=1000, multipv=3):
     with Sink() as sink, mock.patch.dict(os.environ):  # the sink's environment, for this part only
         os.environ.update(AWS_ENDPOINT_URL=sink.url, AWS_ACCESS_KEY_ID="x", AWS_SECRET_ACCESS_KEY="x",
                           AWS_REGION="us-east-1", AWS_DEFAULT_REGION="us-east-1", KIBITZ_LIVE_TABLE="t")
-        from functions.common.live_connections import Connections, Watcher
-        from functions.common.live_stream import Poster, Stream
+        from functions.common.live.connections import Connections, Watcher
+        from functions.common.live.stream import Poster, Stream
         from functions.live.app import SWITCH_INTERVAL_S  # and LiveFunction's switch interval, which importing sets
 
         poster = Poster(sink.url + "/live")

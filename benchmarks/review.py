@@ -139,7 +139,7 @@ def moto_process():
 
 def bench_hit(requests):
     """AnalyzeFunction in this process, its cache in moto (in a process of its own)."""
-    from functions.common import analysis_cache
+    from functions.common.analysis import cache as analysis_cache
 
     with moto_process() as aws:
         aws.apply_env()
@@ -233,7 +233,7 @@ def main():
                          f"{note} Positions: the first {args.requests} of wac.epd at movetime 10 ms; the same "
                          "positions three times: cache off, then on (all misses), then on (all hits). The table is "
                          "moto's (its server in a process of its own on 127.0.0.1), reached through "
-                         "functions/common/dynamodb_lite.py on a kept-alive connection: moto's GetItem takes "
+                         "functions/common/aws/dynamodb_lite.py on a kept-alive connection: moto's GetItem takes "
                          "~8-14 ms here, most of a hit; DynamoDB answers one in a few ms within a region. The "
                          "miss with the cache on pays a read and a write; a hit pays the read, checks the "
                          "entry's lines and builds the answer."))

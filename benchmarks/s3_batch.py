@@ -65,7 +65,7 @@ class Run:
         return r["statusCode"], json.loads(r["body"])
 
     def state(self, job_id):
-        from functions.common.job_store import Store
+        from functions.common.jobs.store import Store
 
         return json.loads(Store().state(job_id).model_dump_json())
 

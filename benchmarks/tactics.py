@@ -145,7 +145,7 @@ def main(argv=None):
     if sf is not None:
         body.append(["Stockfish 15.1, full strength"] + [got_sf[n] for n in names] + [sf_total, "1.00x"])
     out = table(head, body)
-    out += (f"\n\nKibitz as AnalyzeFunction (a fresh table sized by functions/common/budget.py at 1769 MB, one "
+    out += (f"\n\nKibitz as AnalyzeFunction (a fresh table sized by common/analysis/budget.py at 1769 MB, one "
             f"thread); Stockfish with one thread, its default hash, cleared before each position. Set "
             f"`{args.set}`. {steal_since(start)}.")
     for label, *_ in nets:

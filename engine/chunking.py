@@ -7,7 +7,7 @@ JSONL), of about a given number of positions each, for batch jobs read from S3.
     records = scanner.finish()                # the last ones
     chunker = Chunker(target=100)             # Chunker.add(record) -> Chunk or None; Chunker.finish()
 
-A record is one game (PGN: its positions are its main line's moves + 1, as functions/common/positions.py
+A record is one game (PGN: its positions are its main line's moves + 1, as functions/common/jobs/positions.py
 counts them) or one position line (EPD: not blank, not `#`; JSONL: not blank). Its byte range is exact:
 the records of a text tile it from its first byte to its last, so a chunk [start, end) read back with a
 ranged GET and scanned again gives the same records. Scanning is sequential and keeps no more than a line

@@ -13,7 +13,7 @@ FEN a line, optionally followed by `moves` and UCI moves; blank lines and # comm
 
 Through the API (--url, default $KIBITZ_URL or http://127.0.0.1:3000, where `kibitz serve` listens),
 or straight to AWS (--queue-url and --table, or $KIBITZ_JOBS_QUEUE_URL and $KIBITZ_JOBS_TABLE): the
-same checks, job record and SendMessageBatch calls as the API's (functions/common/job_submit.py), with
+same checks, job record and SendMessageBatch calls as the API's (functions/common/jobs/submit.py), with
 your own credentials.
 """
 
@@ -127,7 +127,7 @@ class DirectApi:
     """The same work as JobsFunction, done here with this process's AWS credentials."""
 
     def __init__(self, table, queue_url=None):
-        from functions.common.job_store import Store
+        from functions.common.jobs.store import Store
 
         self.store = Store(table)
         self.queue_url = queue_url
@@ -135,9 +135,9 @@ class DirectApi:
     def submit(self, body):
         from pydantic import ValidationError
 
-        from functions.common.http import InputError, field_name
-        from functions.common.job_models import JobRequest
-        from functions.common.job_submit import submit
+        from functions.common.api.http import InputError, field_name
+        from functions.common.jobs.models import JobRequest
+        from functions.common.jobs.submit import submit
 
         try:
             request = JobRequest.model_validate(body)

@@ -205,6 +205,8 @@ def analyze(args):
     elif response["statusCode"] != 200:
         print(f"error {body['status']}: {body['message']}", file=sys.stderr)
     else:
+        from kibitz.text import readable  # engine.pgn: only when there is an answer to print
+
         print(readable(body))
     return 0 if response["statusCode"] == 200 else 1
 
@@ -215,34 +217,6 @@ def _quiet_logs():
     from unittest import mock
 
     return mock.patch.dict(os.environ, POWERTOOLS_LOG_LEVEL="WARNING", POWERTOOLS_METRICS_DISABLED="true")
-
-
-def score_text(score):
-    if "mate" in score:
-        return f"mate in {score['mate']}" if score["mate"] > 0 else f"mated in {-score['mate']}"
-    return f"{score['cp'] / 100:+.2f}"
-
-
-def readable(a):
-    from engine.pgn import movetext
-
-    lines = [f"Position  {a['fen']}  ({a['side_to_move']} to move)"]
-    if a["game_over"]:
-        lines.append(f"Game over: {a['game_over']} ({a['result']})")
-        return "\n".join(lines)
-    lines.append(f"Best move {a['best_move_san']} ({a['best_move']})"
-                 + (f", expecting {a['ponder_san']}" if a["ponder_san"] else ""))
-    lines.append(f"Score     {score_text(a['score'])} for {a['side_to_move']}, "
-                 f"{score_text(a['score_white'])} from White's side")
-    w = a["wdl"]
-    lines.append(f"Chances   {w['win'] / 10:.1f}% win, {w['draw'] / 10:.1f}% draw, {w['loss'] / 10:.1f}% loss for "
-                 f"{a['side_to_move']}; White's expected score {a['win_chance']:.1f}%")
-    lines.append(f"Search    depth {a['depth']}/{a['seldepth']}, {a['nodes']:,} nodes in {a['time_ms']} ms "
-                 f"({a['nps']:,} nps, budget {a['budget_ms']} ms, {a['engine']['backend']})")
-    for line in a["lines"]:
-        pv = movetext(a["fen"], line["pv_san"])
-        lines.append(f"  {line['multipv']}. {score_text(line['score_white']):>10}  {pv}")
-    return "\n".join(lines)
 
 
 def add_batch(p):

@@ -23,7 +23,7 @@ def add_arguments(p):
 
 
 def info_lines(info):
-    from kibitz.cli import score_text
+    from kibitz.text import score_text
 
     head = (f"depth {info['depth']}/{info['seldepth']}  {info['nodes']:,} nodes  {info['nps']:,} nps  "
             f"{info['time_ms']} ms")
@@ -66,8 +66,8 @@ def local_stream():
 
 
 def analyze_live(args, request):
-    from kibitz.cli import readable
     from kibitz.live_client import LiveClient, LiveError
+    from kibitz.text import readable
 
     url = args.url or os.environ.get("KIBITZ_LIVE_URL")
     screen = Screen()

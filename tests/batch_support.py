@@ -21,7 +21,7 @@ class Stack:
     """One embedded AWS (moto) with the template's resources, and the functions pointed at it."""
 
     def __init__(self, aws, tmp_path):
-        from functions.common.job_store import Store
+        from functions.common.jobs.store import Store
 
         self.aws = aws
         self.functions = aws.functions()

@@ -18,11 +18,11 @@ SEED_TOTAL = 6
 
 
 def seed(store):
-    """Create JOB in a results table (functions.common.job_store.Store), unless it is there."""
-    from functions.common.job_store import JOB_SEQ
-    from functions.common.models import SearchLimits
+    """Create JOB in a results table (functions.common.jobs.store.Store), unless it is there."""
+    from functions.common.api.models import SearchLimits
+    from functions.common.jobs.table import JOB_SEQ
 
-    if store.ddb.get_item(TableName=store.table, Key=store._key(JOB, JOB_SEQ)).get("Item") is None:
+    if store.ddb.get_item(TableName=store.table, Key=store.key(JOB, JOB_SEQ)).get("Item") is None:
         store.create_job(JOB, SEED_TOTAL, SearchLimits(depth=5), "positions")
 
 

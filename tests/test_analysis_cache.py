@@ -15,10 +15,10 @@ import pytest
 
 from engine.board import Board
 from engine.cache_key import key as cache_key
-from functions.common.analysis_cache import analyse_cached, read_entry, serves, updated_entry
-from functions.common.cache_store import COOLDOWN_S, CacheStore
-from functions.common.dynamodb_lite import DynamoDB, DynamoDBError
-from functions.common.models import SearchLimits
+from functions.common.analysis.cache import analyse_cached, read_entry, serves, updated_entry
+from functions.common.analysis.cache_store import COOLDOWN_S, CacheStore
+from functions.common.api.models import SearchLimits
+from functions.common.aws.dynamodb_lite import DynamoDB, DynamoDBError
 from kibitz.apigateway import proxy_event
 from kibitz.aws import LocalAWS
 from kibitz.runtime import FunctionRuntime

@@ -198,7 +198,7 @@ def test_unexpected_errors_answer_500_with_a_request_id_and_no_internals(runtime
     def broken(*args, **kwargs):
         raise RuntimeError("secret internals: /var/task/app.py line 1")
 
-    monkeypatch.setattr("functions.common.analysis_cache.analyse", broken)  # the handler's way to the engine
+    monkeypatch.setattr("functions.common.analysis.cache.analyse", broken)  # the handler's way to the engine
     status, body, logs = call(runtime, body={"fen": STARTPOS, "movetime_ms": 10})
     assert status == 500
     assert body["request_id"] and "secret" not in json.dumps(body) and "Traceback" not in json.dumps(body)
@@ -217,8 +217,8 @@ def test_budget_is_cut_to_the_lambdas_remaining_time(runtime):
 
 
 def test_the_longest_allowed_search_answers_before_api_gateway_gives_up():
-    from functions.common.budget import DEFAULT_SAFETY_MARGIN_MS
-    from functions.common.models import MAX_MOVETIME_MS
+    from functions.common.analysis.budget import DEFAULT_SAFETY_MARGIN_MS
+    from functions.common.api.models import MAX_MOVETIME_MS
 
     assert MAX_MOVETIME_MS + DEFAULT_SAFETY_MARGIN_MS < 29_000
     function = template.load()["AnalyzeFunction"]
@@ -363,7 +363,10 @@ def test_the_api_models_load_no_compiled_engine():
     importing them (say, in a client or a test) loads neither engine.native nor numba."""
     code = """
 import json, sys
-import functions.common.models, functions.common.job_models, functions.common.http, functions.common.budget
+import functions.common.analysis.budget
+import functions.common.api.http
+import functions.common.api.models
+import functions.common.jobs.models
 heavy = ("engine.native", "engine._compiled", "engine.board", "engine.core", "numba", "llvmlite")
 print(json.dumps(sorted(name for name in sys.modules if name.startswith(heavy))))
 """

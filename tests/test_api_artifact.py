@@ -109,7 +109,7 @@ def test_no_numba_in_the_artifact_and_it_fits_in_lambda(build_dir):
 @pytest.fixture(scope="module")
 def local_aws():
     """moto on 127.0.0.1 for the built batch functions: the table, the queues, the buckets, and JOB in it."""
-    from functions.common.job_store import Store
+    from functions.common.jobs.store import Store
 
     aws = LocalAWS(prefix="artifact").start()
     try:

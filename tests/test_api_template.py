@@ -136,7 +136,7 @@ def test_the_batch_function_reads_the_queue_with_partial_batch_responses():
     params = doc["Parameters"]
     assert params["BatchSize"]["MaxValue"] == 10 and params["MaxConcurrency"]["MinValue"] == 2
     # A full batch at the longest movetime ends inside the timeout, with the record margin to spare.
-    from functions.common.models import MAX_MOVETIME_MS
+    from functions.common.api.models import MAX_MOVETIME_MS
 
     margin_ms = int(batch["Environment"]["Variables"]["KIBITZ_RECORD_MARGIN_MS"])
     assert params["BatchSize"]["MaxValue"] * MAX_MOVETIME_MS + margin_ms < batch["Timeout"] * 1000

@@ -10,11 +10,11 @@ import time
 import chess
 import pytest
 
-from functions.common.job_models import JobRequest
-from functions.common.job_queue import message_attributes, message_body
-from functions.common.job_submit import submit
-from functions.common.models import SearchLimits
-from functions.common.positions import Position
+from functions.common.api.models import SearchLimits
+from functions.common.jobs.models import JobRequest
+from functions.common.jobs.positions import Position
+from functions.common.jobs.queue import message_attributes, message_body
+from functions.common.jobs.submit import submit
 from kibitz.eventsource import failed_ids, sqs_event
 from tests import jobs_cases
 from tests.batch_support import START, stack, wac
@@ -74,7 +74,7 @@ def test_duplicate_delivery_gives_one_result_and_the_same_counts(s):
     job = s.store.job(job_id)
     assert (job["done"], job["failed"], job["status"]) == (3, 0, "done")
     # A crash between storing a result and counting it leaves the result uncounted; the redelivery counts it.
-    s.store.ddb.update_item(TableName=s.store.table, Key=s.store._key(job_id, -1),
+    s.store.ddb.update_item(TableName=s.store.table, Key=s.store.key(job_id, -1),
                             UpdateExpression="DELETE done_idx :i", ExpressionAttributeValues={":i": {"NS": ["1"]}})
     assert s.store.job(job_id)["done"] == 2
     assert s.invoke_batch(event) == {"batchItemFailures": []}
@@ -197,7 +197,7 @@ def test_too_little_time_left_defers_the_records(s):
 
 
 def test_an_analysed_position_is_logged_and_counted_as_analyze_does_it(s):
-    """functions/common/telemetry.py: the "analysed" line and the metrics AnalyzeFunction's are (test_api.py)."""
+    """functions/common/api/telemetry.py: the "analysed" line and the metrics AnalyzeFunction's are (test_api.py)."""
     status, body = s.post({"positions": wac(1), "depth": 2, "cache": "off"})
     messages = receive_all(s, 1)
     with captured(s.batch) as out:

@@ -87,7 +87,7 @@ def gateway_body(template_text):
 
 
 def test_api_gateways_own_refusals_have_the_apis_error_shape():
-    from functions.common.models import ErrorBody
+    from functions.common.api.models import ErrorBody
 
     responses = raw_template()["Resources"]["KibitzApi"]["Properties"]["GatewayResponses"]
     assert responses["DEFAULT_5XX"]["StatusCode"] == "503"  # a throttled function: 503, not 500
@@ -180,7 +180,7 @@ def test_a_movetime_over_the_deployments_cap_is_a_422_stating_it(analyze, monkey
     status, body = post_analyze(analyze, {"fen": START, "movetime_ms": 30000})  # the absolute bound still speaks first
     assert status == 422 and "less than or equal to 25000" in body["errors"][0]["reason"]
     monkeypatch.setenv("KIBITZ_MAX_MOVETIME_MS", "99999")  # never above the absolute bound
-    from functions.common.models import movetime_cap_ms
+    from functions.common.api.models import movetime_cap_ms
 
     assert movetime_cap_ms() == 25000
 
@@ -233,7 +233,7 @@ def test_a_keys_jobs_a_day_are_counted_and_other_keys_are_not(jobs, monkeypatch)
 
 def test_the_counter_is_no_job(jobs):
     """A key's counter lives in JobsTable beside the jobs: no job id reads it."""
-    from functions.common.job_store import Store
+    from functions.common.jobs.store import Store
 
     store = Store(jobs.store.table, jobs.store.ddb)
     assert store.count_key_job("key-c", 20000, 1) and not store.count_key_job("key-c", 20000, 1)
@@ -269,8 +269,8 @@ def test_injected_faults_refuse_or_lose_the_answer_and_leave_other_calls_alone()
 def test_results_are_written_once_when_dynamodb_loses_answers(tmp_path, monkeypatch):
     """A third of the calls fail, half of them after moto did the write: boto3's retries and the store's
     conditional writes still leave each result once, counted once."""
-    from functions.common.job_store import Store
-    from functions.common.models import SearchLimits
+    from functions.common.api.models import SearchLimits
+    from functions.common.jobs.store import Store
     from kibitz.aws import LocalAWS
 
     monkeypatch.setenv("KIBITZ_FAULT_DYNAMODB", "0.3")

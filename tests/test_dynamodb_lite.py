@@ -1,4 +1,4 @@
-"""functions/common/dynamodb_lite.py's credentials: the environment's, else the container endpoint's
+"""functions/common/aws/dynamodb_lite.py's credentials: the environment's, else the container endpoint's
 (what Lambda gives a SnapStart function), fetched again before they expire."""
 
 import datetime
@@ -8,8 +8,8 @@ import threading
 
 import pytest
 
-from functions.common import dynamodb_lite
-from functions.common.dynamodb_lite import DynamoDB, DynamoDBError
+from functions.common.aws import dynamodb_lite
+from functions.common.aws.dynamodb_lite import DynamoDB, DynamoDBError
 
 
 class Endpoint(http.server.BaseHTTPRequestHandler):

@@ -6,10 +6,10 @@ import json
 
 import pytest
 
-from functions.common.clients import client
-from functions.common.job_models import JobRequest
-from functions.common.job_queue import PositionMessage
-from functions.common.job_submit import submit
+from functions.common.aws.clients import client
+from functions.common.jobs.models import JobRequest
+from functions.common.jobs.queue import PositionMessage
+from functions.common.jobs.submit import submit
 from kibitz import template
 from kibitz.eventsource import sqs_event
 from tests import api_cases, jobs_cases
@@ -196,7 +196,7 @@ def test_results_come_in_pages_in_index_order(s):
 
 def test_results_stored_before_answers_had_wdl_still_read(s):
     """A result written by the previous version (no wdl, win_chance, cached) answers as if made now."""
-    from functions.common.models import SearchLimits
+    from functions.common.api.models import SearchLimits
 
     job_id = "01d00000-0000-4000-8000-000000000013"
     s.store.create_job(job_id, 1, SearchLimits(depth=2), "positions")
@@ -208,7 +208,7 @@ def test_results_stored_before_answers_had_wdl_still_read(s):
            "lines": [{"multipv": 1, "score": {"cp": 35}, "score_white": {"cp": 35}, "depth": 2, "seldepth": 2,
                       "pv": ["e2e4"], "pv_san": ["e4"]}]}
     s.store.ddb.put_item(TableName=s.store.table, Item={
-        **s.store._key(job_id, 0), "status": {"S": "done"}, "id": {"S": "0"}, "fen": {"S": START},
+        **s.store.key(job_id, 0), "status": {"S": "done"}, "id": {"S": "0"}, "fen": {"S": START},
         "finished_at": {"S": "2026-01-01T00:00:00Z"}, "analysis": {"S": json.dumps(old)}})
     s.store.count(job_id, 0, "done")
     status, body = s.get(job_id)

@@ -10,8 +10,8 @@ import chess
 import chess.pgn
 import pytest
 
-from functions.common.job_models import JobRequest
-from functions.common.positions import read_positions
+from functions.common.jobs.models import JobRequest
+from functions.common.jobs.positions import read_positions
 from tests.batch_support import START, stack
 from tests.test_jobs_api import queued
 from tests.test_review import get_pgn, run_queue

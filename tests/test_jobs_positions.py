@@ -8,10 +8,10 @@ import chess.pgn
 import pytest
 
 from engine.pgn import PgnError, movetext, read_games
-from functions.common.job_models import JobRequest
-from functions.common.job_queue import PositionMessage, message_body, read_message
-from functions.common.models import SearchLimits
-from functions.common.positions import MAX_POSITIONS, Position, read_positions
+from functions.common.api.models import SearchLimits
+from functions.common.jobs.models import JobRequest
+from functions.common.jobs.positions import MAX_POSITIONS, Position, read_positions
+from functions.common.jobs.queue import PositionMessage, message_body, read_message
 from tests.jobs_cases import JOB
 
 START = chess.STARTING_FEN
@@ -142,7 +142,7 @@ def test_bad_pgn_names_the_game_and_the_move(text, words):
 
 
 def test_a_chess960_game_is_queued_as_chess960():  # more in tests/test_jobs_chess960.py
-    from functions.common.positions import from_pgn
+    from functions.common.jobs.positions import from_pgn
 
     text = ('[Variant "Chess960"]\n[SetUp "1"]\n[FEN "bbqnrnkr/pppppppp/8/8/8/8/PPPPPPPP/BBQNRNKR w KQkq - 0 1"]\n'
             "1. Nfe3 *")

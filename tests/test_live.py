@@ -44,7 +44,7 @@ def aws():
             KeySchema=[{"AttributeName": "connection_id", "KeyType": "HASH"}])
         # The watcher reads through dynamodb_lite (plain HTTP), which moto's in-process mock does not see: here
         # its calls go to the same operations through boto3 (tests/test_live_server.py runs it against moto's server).
-        from functions.common.dynamodb_lite import DynamoDB
+        from functions.common.aws.dynamodb_lite import DynamoDB
 
         calls = {"GetItem": client.get_item}
         with mock.patch.object(DynamoDB, "call", lambda self, operation, params: calls[operation](**params)):
@@ -268,7 +268,7 @@ def test_disconnect_ends_the_search(runtimes):
 
 
 def test_a_client_gone_ends_the_search_at_the_next_post(runtimes):
-    from functions.common import live_stream
+    from functions.common.live import stream as live_stream
 
     live, _ = runtimes
     cid = connect(runtimes)
@@ -309,7 +309,7 @@ def test_a_newer_analyze_on_the_connection_replaces_the_running_one(runtimes):
 
 def test_infos_go_at_once_then_at_most_one_per_interval():
     from engine.result import Analysis, Line, Score
-    from functions.common.live_stream import Stream
+    from functions.common.live.stream import Stream
 
     def analysis(depth):
         line = Line(multipv=1, score=Score(cp=20), pv=("e2e4", "e7e5"), depth=depth, seldepth=depth)
@@ -373,7 +373,7 @@ def test_every_sample_event_runs_on_its_function(runtimes):
 
 
 def test_the_documented_schema_is_the_models(runtimes):
-    from functions.common.live_messages import schemas
+    from functions.common.live.messages import schemas
 
     documented = json.loads((ROOT / "docs/live-messages.schema.json").read_text())
     assert documented == json.loads(json.dumps(schemas())), \

@@ -55,7 +55,7 @@ def test_960_positions_need_the_variant(s):
 
 
 def test_an_epd_job_in_the_body_reads_960_castling_with_the_variant():
-    from functions.common.positions import from_epd
+    from functions.common.jobs.positions import from_epd
 
     epd = f"{' '.join(START_960.split()[:4])} id \"start\";\n"
     positions, errors = from_epd(epd, chess960=True)

@@ -9,7 +9,7 @@ import pytest
 
 from engine import chunking
 from engine.pgn import read_games
-from functions.common.positions import from_pgn
+from functions.common.jobs.positions import from_pgn
 from tests.test_review import FISCHER as FISCHER_PGN
 
 TRICKY = (

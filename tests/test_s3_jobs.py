@@ -237,7 +237,7 @@ def test_an_upload_url_takes_a_file(s):
 
 def test_two_deliveries_of_a_chunk_leave_the_lines_and_games_of_one(s):
     """The part is one object, written only if absent: the second delivery's lines and games are both dropped."""
-    from functions.common.s3_chunk import put_part, read_part
+    from functions.common.jobs.s3.chunk import put_part, read_part
 
     key = "concurrent/parts/000000.part"
     assert put_part(s.s3, s.output, key, '{"index":0,"eval":"first"}\n', '[Event "first"]\n', 1, 0)
@@ -275,7 +275,8 @@ def test_a_chunk_deferred_on_its_last_delivery_is_named(s, monkeypatch):
 def test_a_chunk_whose_last_delivery_died_is_named_at_the_next_read(s, monkeypatch):
     """The invocation dies mid-chunk (SystemExit stands for a timeout or a crash: nothing after it runs); once its
     time is past, GET /jobs/{id} counts the chunk's failure and queues a finish message for the output."""
-    from functions.common import s3_jobs, s3_worker
+    from functions.common.jobs.s3 import state as s3_state
+    from functions.common.jobs.s3 import worker as s3_worker
     from kibitz.eventsource import sqs_event
     from tests.test_batch import receive_all
 
@@ -292,7 +293,7 @@ def test_a_chunk_whose_last_delivery_died_is_named_at_the_next_read(s, monkeypat
     status, state = s.get(job_id)
     assert state["status"] == "running" and state["s3"]["failures"] == []  # its time is not up yet
     later = time.time() + 6  # the reader's clock past the invocation's end, without waiting for it
-    monkeypatch.setattr(s3_jobs, "time", types.SimpleNamespace(time=lambda: later))
+    monkeypatch.setattr(s3_state, "time", types.SimpleNamespace(time=lambda: later))
     status, state = s.get(job_id)
     assert state["failed"] == 94 and state["s3"]["phase"] == "writing"
     assert "did not finish" in state["s3"]["failures"][0]["error"]
@@ -306,7 +307,8 @@ def test_a_chunk_whose_last_delivery_died_is_named_at_the_next_read(s, monkeypat
 def test_a_job_whose_output_writer_died_is_finished_at_a_later_read(s, monkeypatch):
     """The invocation that counted the last chunk dies before writing the output: once FINISH_AFTER_S has passed
     since that count, GET /jobs/{id} queues a finish message."""
-    from functions.common import s3_jobs, s3_worker
+    from functions.common.jobs.s3 import state as s3_state
+    from functions.common.jobs.s3 import worker as s3_worker
     from kibitz.eventsource import sqs_event
     from tests.test_batch import receive_all
 
@@ -322,7 +324,7 @@ def test_a_job_whose_output_writer_died_is_finished_at_a_later_read(s, monkeypat
     status, state = s.get(job_id)
     assert (state["done"], state["s3"]["phase"]) == (94, "writing")
     assert s.depth()[0] == 0  # no finish message yet: the count is too recent
-    monkeypatch.setattr(s3_jobs, "FINISH_AFTER_S", 0)
+    monkeypatch.setattr(s3_state, "FINISH_AFTER_S", 0)
     s.get(job_id)
     finish = receive_all(s, 1)
     assert s.invoke_batch(sqs_event(finish, s.queue_arn, "us-east-1")) == {"batchItemFailures": []}
@@ -332,8 +334,8 @@ def test_a_job_whose_output_writer_died_is_finished_at_a_later_read(s, monkeypat
 
 
 def test_the_join_reads_the_parts_in_parallel_and_in_order(s, monkeypatch):
-    from functions.common import s3_output
-    from functions.common.s3_chunk import part_key, put_part
+    from functions.common.jobs.s3 import output as s3_output
+    from functions.common.jobs.s3.chunk import part_key, put_part
 
     monkeypatch.setattr(s3_output, "READ_WINDOW", 7)  # windows cut mid-way
     for c in range(20):

@@ -1,21 +1,21 @@
 """The analysis API: POST /analyze and GET /analyze, behind API Gateway (REST), on AWS Lambda.
 
 A thin adapter in the Powertools style: pydantic models say what a request and an answer are
-(functions/common/models.py, shared with the batch functions), the resolver validates,
+(functions/common/api/models.py, shared with the batch functions), the resolver validates,
 `engine.analyse()` thinks. Importing this module imports the engine, which builds
 its attack tables once per process (Lambda's init phase); every warm invocation reuses them.
 
 Configuration (environment variables declared in template.yaml):
     KIBITZ_HASH_MB            transposition table per request, in MB ("auto": sized from the memory)
     KIBITZ_SAFETY_MARGIN_MS   time kept back from the Lambda deadline for answering (default 1000)
-    KIBITZ_CACHE_TABLE        the shared analysis cache (DynamoDB); unset: no cache (functions/common/cache_store.py)
+    KIBITZ_CACHE_TABLE        the shared analysis cache (DynamoDB); unset: no cache (common/analysis/cache_store.py)
     CORS_ORIGIN               Access-Control-Allow-Origin (default "*")
     POWERTOOLS_*              service name, metrics namespace, log level (Powertools reads them)
 """
 
-from functions.common import init_phase
+from functions.common.api import init_phase
 
-init_phase.begin()  # no collections while the imports below make their objects (functions/common/init_phase.py)
+init_phase.begin()  # no collections while the imports below make their objects (functions/common/api/init_phase.py)
 
 import os
 import random
@@ -30,11 +30,11 @@ import engine
 from engine.board import IllegalMoveError  # loads the compiled engine and builds its tables: in the init phase
 from engine.fen import FenError
 from engine.tt_pool import reserve_hash
-from functions.common import telemetry
-from functions.common.analysis_cache import analyse_cached
-from functions.common.budget import budget_ms, default_threads, hash_size_mb
-from functions.common.cache_store import CacheStore
-from functions.common.http import (
+from functions.common.analysis.budget import budget_ms, default_threads, hash_size_mb
+from functions.common.analysis.cache import analyse_cached
+from functions.common.analysis.cache_store import CacheStore
+from functions.common.api import telemetry
+from functions.common.api.http import (
     MAX_BODY_BYTES,
     InputError,
     SwaggerOnDemand,
@@ -44,7 +44,7 @@ from functions.common.http import (
     known_query,
     refuse_form_bodies,
 )
-from functions.common.models import DEFAULT_MOVETIME_MS, AnalysisAnswer, AnalyzeBody, AnalyzeQuery, error_responses
+from functions.common.api.models import DEFAULT_MOVETIME_MS, AnalysisAnswer, AnalyzeBody, AnalyzeQuery, error_responses
 
 RESPONSES = {200: {"description": "the analysis", "content": {"application/json": {"model": AnalysisAnswer}}}} | \
     error_responses(400, 413, 415, 422, 429, 503)  # 429, 503: API Gateway's (throttle, quota, concurrency)
@@ -91,7 +91,7 @@ def run(request):
 
 def document_jobs(app):
     """The jobs routes in this function's document (API Gateway sends them to JobsFunction; here they answer 404)."""
-    from functions.common.job_routes import Elsewhere, add_job_routes
+    from functions.common.jobs.routes import Elsewhere, add_job_routes
 
     add_job_routes(app, Elsewhere())
 

@@ -2,13 +2,13 @@
 
 The SQS event source mapping hands over up to BatchSize messages, one position each; Powertools'
 BatchProcessor runs `record_handler` on each and answers the records that must come back
-(`ReportBatchItemFailures`). The work is functions/common/worker.py's. What happens to a record:
+(`ReportBatchItemFailures`). The work is functions/common/jobs/worker.py's. What happens to a record:
 
   analysed                  its AnalysisAnswer (the /analyze answer) is stored and counted as done
   cannot be analysed        unreadable body, illegal FEN or move: stored and counted as failed with
                             the reason; it does not come back, and does not hold up the others
   already finished          (a redelivery, or a duplicate message) the stored result stands; the count
-                            is re-applied, which changes nothing (functions/common/job_store.py says why)
+                            is re-applied, which changes nothing (functions/common/jobs/table.py says why)
   transient failure         AWS refused a read or a write (throttled, unavailable): reported as a
                             batch item failure, so SQS delivers it again; after maxReceiveCount
                             receives it goes to the dead-letter queue
@@ -17,7 +17,7 @@ BatchProcessor runs `record_handler` on each and answers the records that must c
   no job                    a message for a job the table does not have (or with no job id at all):
                             reported as a failure, so it ends in the dead-letter queue for a person
 
-Jobs read from S3 send `split` and `chunk` messages instead (a `kind` attribute): functions/common/s3_worker.py
+Jobs read from S3 send `split` and `chunk` messages instead (a `kind` attribute): functions/common/jobs/s3/worker.py
 says what happens to them.
 
 Configuration (template.yaml): KIBITZ_JOBS_TABLE, KIBITZ_CACHE_TABLE (the analysis cache),
@@ -33,11 +33,12 @@ from aws_lambda_powertools.metrics import MetricUnit
 from aws_lambda_powertools.utilities.batch import BatchProcessor, EventType, process_partial_response
 
 from engine.tt_pool import reserve_hash
-from functions.common import s3_worker, telemetry
-from functions.common.budget import hash_size_mb
-from functions.common.cache_store import CacheStore
-from functions.common.job_store import Store, UnknownJob
-from functions.common.worker import Deferred, analyse_record, attribution, jobs_of
+from functions.common.analysis.budget import hash_size_mb
+from functions.common.analysis.cache_store import CacheStore
+from functions.common.api import telemetry
+from functions.common.jobs.s3 import worker as s3_worker
+from functions.common.jobs.table import Table, UnknownJob
+from functions.common.jobs.worker import Deferred, analyse_record, attribution, jobs_of
 
 logger = Logger()
 tracer = Tracer()  # patches botocore: the DynamoDB calls show in X-Ray
@@ -54,7 +55,7 @@ COUNTED = {"analysed": "PositionsAnalysed", "failed": "PositionsFailed", "poison
 
 
 def record_handler(record, lambda_context):
-    if "kind" in record.message_attributes:  # a job read from S3: a split or a chunk (functions/common/s3_worker.py)
+    if "kind" in record.message_attributes:  # a job read from S3: a split or a chunk (common/jobs/s3/worker.py)
         return s3_record(record, lambda_context)
     job_id, index = attribution(record)
     logger.append_keys(job_id=job_id, index=index, message_id=record.message_id,
@@ -98,7 +99,7 @@ def report(outcome):
 
 def start_batch(event):
     """Per invocation: the store, and a mark on each job of the batch that a worker has it (status running)."""
-    store = batch["store"] = Store()
+    store = batch["store"] = Table()
     batch["unknown_jobs"] = set()
     for job in jobs_of(event):
         try:

@@ -5,22 +5,22 @@ POST /jobs checks every position (a bad one answers 422 naming it, and nothing i
 the job in the results table, sends one message per position to the jobs queue (SendMessageBatch,
 10 a call) and answers 202 with the job id. BatchFunction does the analysis. GET /jobs/{job_id}
 answers the status, the counts and one page of results (and a finished review's summary per game);
-GET /jobs/{job_id}/pgn a finished review's annotated PGN. functions/common/job_submit.py, job_store.py
-and review_report.py do the work; this module is the HTTP adapter. A function of its own, so AnalyzeFunction's
+GET /jobs/{job_id}/pgn a finished review's annotated PGN. functions/common/jobs/ (submit.py, store.py,
+review_report.py) does the work; this module is the HTTP adapter. A function of its own, so AnalyzeFunction's
 cold start carries neither boto3 nor the jobs code, and its IAM role reaches no table and no queue.
 
-POST /jobs with `source` and `format` takes a job from an object in S3 (functions/common/s3_submit.py), and
+POST /jobs with `source` and `format` takes a job from an object in S3 (functions/common/jobs/s3/submit.py), and
 POST /jobs/uploads gives a presigned URL to put one into InputBucket. An object put under InputBucket/incoming/
-starts a job by itself: EventBridge invokes this function with S3's event (functions/common/s3_drop.py).
+starts a job by itself: EventBridge invokes this function with S3's event (functions/common/jobs/s3/drop.py).
 
 Configuration (template.yaml): KIBITZ_JOBS_TABLE, KIBITZ_JOBS_QUEUE_URL, KIBITZ_RESULTS_TTL_DAYS,
 KIBITZ_INPUT_BUCKET, KIBITZ_EXTRA_INPUT_BUCKET, KIBITZ_OUTPUT_BUCKET, KIBITZ_MAX_SOURCE_BYTES, CORS_ORIGIN,
 POWERTOOLS_*.
 """
 
-from functions.common import init_phase
+from functions.common.api import init_phase
 
-init_phase.begin()  # no collections while the imports below make their objects (functions/common/init_phase.py)
+init_phase.begin()  # no collections while the imports below make their objects (functions/common/api/init_phase.py)
 
 import os
 
@@ -29,14 +29,14 @@ from aws_lambda_powertools.event_handler.api_gateway import APIGatewayRestResolv
 from aws_lambda_powertools.metrics import MetricUnit
 from botocore.exceptions import BotoCoreError, ClientError
 
-from functions.common.http import InputError, api_handler, install_error_handlers, json_body_reader
-from functions.common.job_models import MAX_JOB_BODY_BYTES
-from functions.common.job_routes import add_job_routes
-from functions.common.job_store import Store
-from functions.common.job_submit import submit
-from functions.common.review_report import annotated_pgn
-from functions.common.s3_drop import dropped, start
-from functions.common.s3_source import upload
+from functions.common.api.http import InputError, api_handler, install_error_handlers, json_body_reader
+from functions.common.jobs.models import MAX_JOB_BODY_BYTES
+from functions.common.jobs.review_report import annotated_pgn
+from functions.common.jobs.routes import add_job_routes
+from functions.common.jobs.s3.drop import dropped, start
+from functions.common.jobs.s3.source import upload
+from functions.common.jobs.store import Store
+from functions.common.jobs.submit import submit
 
 logger = Logger()
 tracer = Tracer()  # patches botocore: the SQS and DynamoDB calls show in X-Ray
@@ -50,7 +50,7 @@ error_response = install_error_handlers(app, logger, metrics)
 
 
 class Jobs:
-    """What the routes do (functions/common/job_routes.py declares them, for the docs too)."""
+    """What the routes do (functions/common/jobs/routes.py declares them, for the docs too)."""
 
     def create(self, request):
         # With ApiKeyRequired, API Gateway names the caller's key here (a client cannot set it): jobs a key a day

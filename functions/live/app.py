@@ -7,9 +7,9 @@ iterations are posted to the connection as they complete, and the final answer (
       or {"type": "error", "id": "q1", "status": 422, "message": ..., "errors": [...]}
 
 The same models and the same search as POST /analyze (functions/common/); the messages are
-functions/common/live_messages.py's, the posting functions/common/live_stream.py's. A `stop` message or
+functions/common/live/messages.py's, the posting functions/common/live/stream.py's. A `stop` message or
 `$disconnect` is another invocation (functions/live_control/app.py) that writes the connection's item;
-a watcher thread here reads it (functions/common/live_connections.py) and stops the search, which then
+a watcher thread here reads it (functions/common/live/connections.py) and stops the search, which then
 answers its best line so far. A connection gone (GoneException) stops it too, without an answer.
 
 Configuration (template.yaml): KIBITZ_LIVE_TABLE (the connections), KIBITZ_LIVE_ENDPOINT (a local
@@ -28,11 +28,13 @@ from aws_lambda_powertools import Logger
 from engine.board import IllegalMoveError  # loads the compiled engine and builds its tables: in the init phase
 from engine.fen import FenError
 from engine.stop_signal import StopSignal
-from functions.common.analysis_cache import analyse_cached
-from functions.common.budget import budget_ms, default_threads, hash_size_mb
-from functions.common.cache_store import CacheStore
-from functions.common.live_connections import Connections, Watcher, dynamodb
-from functions.common.live_messages import (
+from functions.common import settings
+from functions.common.analysis.budget import budget_ms, default_threads, hash_size_mb
+from functions.common.analysis.cache import analyse_cached
+from functions.common.analysis.cache_store import CacheStore
+from functions.common.api.models import AnalysisAnswer
+from functions.common.live.connections import Connections, Watcher, dynamodb
+from functions.common.live.messages import (
     MessageError,
     analyze_request,
     client_id,
@@ -40,12 +42,11 @@ from functions.common.live_messages import (
     read_frame,
     result_message,
 )
-from functions.common.live_stream import Poster, Stream
-from functions.common.models import AnalysisAnswer
+from functions.common.live.stream import Poster, Stream
 
 logger = Logger()
 cache = CacheStore.from_env()  # None without KIBITZ_CACHE_TABLE
-if os.environ.get("KIBITZ_LIVE_TABLE"):
+if settings.text("KIBITZ_LIVE_TABLE"):
     dynamodb()  # boto3 imported and the table's client made in the init phase (~0.5 s), not at the first message
 
 # The search releases the GIL while it searches, but takes it back between iterations; when the stream's

@@ -7,7 +7,7 @@ searching (their reserved concurrency is theirs alone), and it costs millisecond
                   the authorizer (authorizer.py) before this runs
     $disconnect   marks it gone: a search still running for it stops at the watcher's next read
     stop          records when the stop was asked: the search asked before it stops and answers its best
-                  line so far (functions/common/live_connections.py)
+                  line so far (functions/common/live/connections.py)
     $default      any other message (not JSON, no or an unknown action): an error message, answered through
                   the route's response (a two-way route), the connection kept
 
@@ -19,7 +19,7 @@ import logging
 import os
 import time
 
-from functions.common.live_connections import Connections
+from functions.common.live.connections import Connections
 
 logger = logging.getLogger()
 logger.setLevel(os.environ.get("AWS_LAMBDA_LOG_LEVEL", "INFO"))

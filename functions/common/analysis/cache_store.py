@@ -1,0 +1,88 @@
+"""The shared analysis cache's table (DynamoDB): one item per position key (engine/cache_key.py).
+
+    position (S, partition key)   the key
+    m1 .. m5 (S)                  per multipv: the deepest analysis and the depths budgets reached
+                                  (JSON, functions/common/analysis/cache.py reads and writes it)
+    expires_at (N)                TTL: KIBITZ_CACHE_TTL_DAYS (30) after the last write
+
+Reads are eventually consistent (a cache). Writes are compare-and-swap on the multipv's attribute
+(written only if it still holds what was read), so two writers never lose the deeper analysis to a
+shallower one. The cache is an optimisation: every call here may raise CacheUnavailable (throttled,
+unavailable, timed out), and after a failure the store says it is unavailable for COOLDOWN_S without
+calling AWS, so a failing table costs one short timeout per container per cooldown, not one per request.
+
+The client (functions/common/aws/dynamodb_lite.py: no boto3, which would double AnalyzeFunction's cold
+start) has short timeouts and does not retry (a throttled read is a miss): a failing cache must not
+eat a search's budget. Configuration: KIBITZ_CACHE_TABLE (unset: no cache),
+KIBITZ_CACHE_TTL_DAYS, KIBITZ_CACHE_TIMEOUT_MS (connect and read, each; default 500).
+"""
+
+import http.client
+import time
+
+from functions.common import settings
+from functions.common.aws.dynamodb_lite import DynamoDB, DynamoDBError
+
+DEFAULT_TTL_DAYS = 30
+DEFAULT_TIMEOUT_MS = 500
+COOLDOWN_S = 30
+MULTIPV_ATTRIBUTES = ("m1", "m2", "m3", "m4", "m5")
+
+
+class CacheUnavailable(Exception):
+    """The table did not answer (or did not in time): analyse without it."""
+
+
+class CacheStore:
+    def __init__(self, table, ddb=None):
+        self.table = table
+        timeout_s = settings.integer("KIBITZ_CACHE_TIMEOUT_MS", DEFAULT_TIMEOUT_MS) / 1000
+        self.ddb = ddb or DynamoDB(timeout_s)
+        self.ttl_days = settings.number("KIBITZ_CACHE_TTL_DAYS", DEFAULT_TTL_DAYS)
+        self.down_until = 0.0
+
+    @classmethod
+    def from_env(cls):
+        """The store named by KIBITZ_CACHE_TABLE, or None when it is not set (no cache: `kibitz analyze`)."""
+        table = settings.text("KIBITZ_CACHE_TABLE")
+        return cls(table) if table else None
+
+    def _call(self, operation, params):
+        if time.monotonic() < self.down_until:
+            raise CacheUnavailable(f"skipped: the cache failed less than {COOLDOWN_S} s ago")
+        try:
+            return self.ddb.call(operation, {"TableName": self.table, **params})
+        except DynamoDBError as e:
+            if e.code == "ConditionalCheckFailedException":
+                raise
+            self.down_until = time.monotonic() + COOLDOWN_S
+            raise CacheUnavailable(f"{operation}: {e}") from e
+        except (OSError, http.client.HTTPException) as e:  # refused, reset, timed out
+            self.down_until = time.monotonic() + COOLDOWN_S
+            raise CacheUnavailable(f"{operation}: {type(e).__name__}: {e}") from e
+
+    def get(self, key, multipv):
+        """The stored text for (key, multipv), or None."""
+        attribute = MULTIPV_ATTRIBUTES[multipv - 1]
+        item = self._call("GetItem", {"Key": {"position": {"S": key}}, "ProjectionExpression": "#m",
+                                      "ExpressionAttributeNames": {"#m": attribute}}).get("Item") or {}
+        return item.get(attribute, {}).get("S")
+
+    def put(self, key, multipv, text, old):
+        """Store text for (key, multipv) if it still holds `old` (None: nothing). False when another
+        writer got there first (the cache keeps theirs)."""
+        attribute = MULTIPV_ATTRIBUTES[multipv - 1]
+        values = {":new": {"S": text}, ":exp": {"N": str(int(time.time() + self.ttl_days * 86400))}}
+        if old is None:
+            condition = "attribute_not_exists(#m)"
+        else:
+            condition = "#m = :old"
+            values[":old"] = {"S": old}
+        try:
+            self._call("UpdateItem", {"Key": {"position": {"S": key}},
+                                      "UpdateExpression": "SET #m = :new, expires_at = :exp",
+                                      "ConditionExpression": condition, "ExpressionAttributeNames": {"#m": attribute},
+                                      "ExpressionAttributeValues": values})
+        except DynamoDBError:  # ConditionalCheckFailedException: _call lets no other through
+            return False
+        return True

@@ -1,0 +1,104 @@
+"""A review job's report: the games stored with the job, their positions' stored analyses, and what
+engine/review.py and engine/annotated_pgn.py make of them.
+
+    games_record(games)          # the games of a PGN as the job item keeps them (JSON), or InputError
+    summaries(job, results)      # [GameSummary] for GET /jobs/{job_id}
+    annotated_pgn(job, results)  # the annotated PGN text for GET /jobs/{job_id}/pgn
+
+`job` is job_store.Store.job()'s dict (its "games"), `results` every JobResult of the job in index
+order. A position that failed (or is missing) has no analysis: the moves next to it are not judged.
+"""
+
+import json
+
+from engine import wdl
+from engine.annotated_pgn import write_game
+from engine.board import Board
+from engine.pgn import Game, move_label
+from engine.result import Score
+from engine.review import GLYPHS, PositionEval, review_game
+from engine.san import line_san
+from functions.common.api.http import InputError
+from functions.common.jobs.models import FlaggedMove, GameSummary, Judgements, SideAccuracy, SideAcpl
+
+MAX_GAMES_BYTES = 300 * 1024  # of the job item's 400 KB
+
+
+def games_record(games):
+    """JSON of the games (tags, start, moves, result, index of their first position, and chess960: true
+    for a Chess960 game) for the job item."""
+    out, first = [], 0
+    for game in games:
+        out.append({"number": game.number, "tags": game.tags, "start_fen": game.start_fen, "moves": game.moves,
+                    "result": game.result, "first": first})
+        if game.chess960:  # the request's variant may have said so, not the game's tags
+            out[-1]["chess960"] = True
+        first += len(game.moves) + 1
+    text = json.dumps(out, separators=(",", ":"))
+    if len(text.encode()) > MAX_GAMES_BYTES:
+        raise InputError(422, "pgn", f"the games take {len(text.encode()) // 1024} KB once read (their tags, mostly); "
+                                     f"a review keeps at most {MAX_GAMES_BYTES // 1024} KB")
+    return text
+
+
+def _games(job):
+    return [(Game(number=g["number"], tags=g["tags"], start_fen=g["start_fen"], moves=g["moves"], result=g["result"],
+                  chess960=g.get("chess960", False)), g["first"]) for g in json.loads(job["games"])]
+
+
+def position_eval(analysis):
+    """The PositionEval of a stored AnalysisAnswer (None stays None)."""
+    if analysis is None:
+        return None
+    s = analysis.score
+    score = Score(mate=s.mate) if hasattr(s, "mate") else Score(cp=s.cp)
+    return PositionEval(side=analysis.side_to_move, score=score, pv=tuple(analysis.pv), terminal=analysis.game_over,
+                        depth=analysis.depth, material=wdl.material(analysis.fen))
+
+
+def reviewed(job, results):
+    """[(game, evals, GameReview)] for each game of a review job."""
+    by_index = {r.index: r.analysis for r in results}
+    out = []
+    for game, first in _games(job):
+        evals = [position_eval(by_index.get(first + ply)) for ply in range(len(game.moves) + 1)]
+        first_side = "white" if game.start_fen.split()[1] == "w" else "black"
+        out.append((game, evals, review_game(first_side, game.moves, evals)))
+    return out
+
+
+def summaries(job, results):
+    return [summary(game, review) for game, _, review in reviewed(job, results)]
+
+
+def flagged(game, review):
+    marked = [m for m in review.moves if m.judgement]
+    if not marked:
+        return []
+    sans = line_san(game.start_fen, game.moves, chess960=game.chess960)
+    board = Board(game.start_fen, capacity=len(game.moves) + 64, chess960=game.chess960)
+    out = []
+    for ply, move in enumerate(game.moves):
+        m = review.moves[ply]
+        if m.judgement:
+            out.append(FlaggedMove(ply=ply, move=move_label(game.start_fen, ply, sans[ply]) + GLYPHS[m.judgement],
+                                   judgement=m.judgement, comment=m.comment,
+                                   best=line_san(board, [m.best])[0] if m.best else None))
+        board.push_uci(move)
+    return out
+
+
+def summary(game, review):
+    white, black = review.sides["white"], review.sides["black"]
+    return GameSummary(
+        game=game.number, white=game.tags.get("White", "?"), black=game.tags.get("Black", "?"),
+        result=game.result or "*", plies=len(game.moves),
+        accuracy=SideAccuracy(white=white.accuracy, black=black.accuracy),
+        acpl=SideAcpl(white=white.acpl, black=black.acpl),
+        judgements={"white": Judgements(**white.counts), "black": Judgements(**black.counts)},
+        judged=sum(1 for m in review.moves if m.accuracy is not None), flagged=flagged(game, review),
+        win_chances=[round(w, 1) if w is not None else None for w in review.win_chances])
+
+
+def annotated_pgn(job, results):
+    return "\n".join(write_game(game, evals, review) for game, evals, review in reviewed(job, results))

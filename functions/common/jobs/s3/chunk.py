@@ -1,0 +1,186 @@
+"""Analysing one chunk of a job read from S3 (a `chunk` message, in BatchFunction): a ranged GET of its
+bytes, its games or lines read again (engine/chunking.py), every position analysed through the analysis
+cache, and its result part written to the output bucket:
+
+    <job_id>/parts/<chunk>.part    one line a position: {index, id, game, ply, line, status, fen, analysis, error};
+                                   then, for PGN input, its games annotated as a review annotates them
+                                   (metadata: done, failed, and jsonl-bytes, where the lines end)
+
+A part is written only if it is not there (If-None-Match), and the chunk is counted once (jobs/s3/jobs.py), so a
+message delivered twice, or a poller killed mid-chunk, reports each position once. One object, so the lines
+and the games come from the same delivery even when two analyse the chunk at once (their searches differ).
+A chunk already counted is not analysed again. A game or line that cannot be read (an illegal move, a bad
+FEN) fails its positions, in the part, with the reason; the rest of the chunk goes on.
+"""
+
+import json
+
+from botocore.exceptions import ClientError
+
+from engine.annotated_pgn import write_game
+from engine.board import Board, IllegalMoveError
+from engine.chunking import scan, text_of
+from engine.epd import parse_epd
+from engine.fen import FenError
+from engine.pgn import PgnError, read_games
+from engine.review import review_game
+from functions.common import settings
+from functions.common.analysis.budget import default_threads, hash_size_mb
+from functions.common.analysis.cache import analyse_cached
+from functions.common.api.models import AnalysisAnswer
+from functions.common.jobs.models import PositionIn
+from functions.common.jobs.review_report import position_eval
+from functions.common.jobs.s3.jobs import S3Jobs
+
+DEFAULT_RECORD_MARGIN_MS = 5000
+
+
+class ChunkDeferred(Exception):
+    """Not enough of the invocation left for the chunk's positions: SQS delivers it again."""
+
+
+def part_key(job_id, chunk):
+    return f"{job_id}/parts/{chunk:06d}.part"
+
+
+def read_part(s3, bucket, key):
+    """(jsonl bytes, annotated pgn bytes) of a part."""
+    o = s3.get_object(Bucket=bucket, Key=key)
+    body, cut = o["Body"].read(), int(o["Metadata"]["jsonl-bytes"])
+    return body[:cut], body[cut:]
+
+
+def positions_of(fmt, text, record, chess960=False):
+    """[(id, game, ply, line, fen, moves, chess960)] of one record's text, or a reason it cannot be read.
+    chess960: the job's variant (a PGN game's own Variant tag wins, as in jobs sent in the body)."""
+    if fmt == "pgn":
+        try:
+            games = list(read_games(text, chess960=chess960))
+        except PgnError as e:
+            return None, f"game {record.number}: {e.reason}"
+        if len(games) != 1 or len(games[0].moves) + 1 != record.positions:
+            return None, f"game {record.number}: its moves could not be read as one game"
+        g = games[0]
+        return [(f"{record.number}.{p}", record.number, p, None, g.start_fen, tuple(g.moves[:p]), g.chess960)
+                for p in range(len(g.moves) + 1)], g
+    line = text.strip()
+    try:
+        if fmt == "epd":
+            fen, ops = parse_epd(line, chess960)
+            pid, moves = ops.get("id") or f"line {record.number}", ()
+        else:
+            item = PositionIn.model_validate(json.loads(line))
+            fen, moves = item.fen, tuple(item.moves)
+            pid = item.id if item.id is not None else f"line {record.number}"
+        Board.from_moves(fen, moves, chess960=chess960)
+    except (FenError, IllegalMoveError) as e:
+        return None, f"line {record.number}: {e}"
+    except ValueError as e:  # not JSON, or not a position object
+        return None, f"line {record.number}: {str(e).splitlines()[0]}"
+    return [(pid, None, None, record.number, fen, moves, chess960)], None
+
+
+def analyse(fen, moves, options, cache, chess960=False):
+    """(AnalysisAnswer, None) or (None, reason)."""
+    threads = options.threads or default_threads()
+    hash_mb = hash_size_mb(options.movetime_ms, threads)
+    try:
+        found, outcome = analyse_cached(fen, moves, options, options.movetime_ms, hash_mb, cache, threads=threads,
+                                        chess960=chess960)
+        return AnalysisAnswer.of(found, options.movetime_ms, hash_mb, threads, cached=outcome.cached), None
+    except (FenError, IllegalMoveError, ValueError) as e:
+        return None, str(e)
+
+
+def annotated(game, answers):
+    """A game's annotated PGN from its positions' answers (a failed one leaves its moves unjudged)."""
+    evals = [position_eval(a) for a in answers]
+    first_side = "white" if game.start_fen.split()[1] == "w" else "black"
+    return write_game(game, evals, review_game(first_side, game.moves, evals))
+
+
+def line_of(index, pid, game, ply, line, fen, answer, error):
+    return json.dumps({"index": index, "id": pid, "game": game, "ply": ply, "line": line,
+                       "status": "done" if error is None else "failed",
+                       "fen": answer.fen if answer is not None else fen,
+                       "analysis": json.loads(answer.model_dump_json()) if answer is not None else None,
+                       "error": error}, separators=(",", ":"))
+
+
+def read_chunk(message, s3):
+    """The chunk's bytes (its object must be the one that was split: If-Match its ETag)."""
+    o = message.object
+    return s3.get_object(Bucket=o.bucket, Key=o.key, IfMatch=o.etag,
+                         Range=f"bytes={message.start}-{message.end - 1}")["Body"].read()
+
+
+def run(message, s3, bucket, cache, remaining_ms):
+    """Analyse the chunk: (jsonl text, pgn text or None, done, failed)."""
+    margin = settings.record_margin_ms(DEFAULT_RECORD_MARGIN_MS)
+    needed = message.positions * message.options.movetime_ms
+    if remaining_ms - margin < needed:
+        raise ChunkDeferred(f"{remaining_ms - margin} ms left, {needed} ms needed for {message.positions} positions")
+    data = read_chunk(message, s3)
+    fmt = message.object.format
+    records = scan(data, fmt, offset=message.start, number=message.first_number - 1, line=message.first_number - 1)
+    lines, games, index, done, failed = [], [], message.first_index, 0, 0
+    for record in records:
+        text = text_of(data[record.start - message.start:record.end - message.start], record.start)
+        positions, extra = positions_of(fmt, text, record, message.variant == "chess960")
+        if positions is None:
+            for k in range(record.positions):
+                lines.append(line_of(index + k, f"{record.number}.{k}" if fmt == "pgn" else f"line {record.number}",
+                                     record.number if fmt == "pgn" else None, k if fmt == "pgn" else None,
+                                     None if fmt == "pgn" else record.number, None, None, extra))
+            index += record.positions
+            failed += record.positions
+            continue
+        answers = []
+        for pid, game, ply, line, fen, moves, chess960 in positions:
+            answer, error = analyse(fen, moves, message.options, cache, chess960)
+            answers.append(answer)
+            lines.append(line_of(index, pid, game, ply, line, fen, answer, error))
+            index += 1
+            done, failed = done + (error is None), failed + (error is not None)
+        if fmt == "pgn":
+            games.append(annotated(extra, answers))
+    return "".join(x + "\n" for x in lines), ("\n".join(games) if fmt == "pgn" else None), done, failed
+
+
+def put_part(s3, bucket, key, jsonl, pgn, done, failed):
+    """Write a part unless it is there. False when another delivery wrote it first."""
+    lines = jsonl.encode()
+    try:
+        s3.put_object(Bucket=bucket, Key=key, Body=lines + (pgn or "").encode(), IfNoneMatch="*",
+                      Metadata={"done": str(done), "failed": str(failed), "jsonl-bytes": str(len(lines))})
+        return True
+    except ClientError as e:
+        if e.response.get("Error", {}).get("Code") in ("PreconditionFailed", "412", "ConditionalRequestConflict"):
+            return False
+        raise
+
+
+def part_counts(s3, bucket, key):
+    """(done, failed) of a part that is there, or None."""
+    try:
+        meta = s3.head_object(Bucket=bucket, Key=key)["Metadata"]
+    except ClientError as e:
+        if e.response.get("Error", {}).get("Code") in ("404", "NoSuchKey", "NotFound"):
+            return None
+        raise
+    return int(meta["done"]), int(meta["failed"])
+
+
+def analyse_chunk(message, s3, bucket, cache, remaining_ms, jobs=None):
+    """Analyse, write and count a chunk. Returns (event, job item after the count or None if counted before)."""
+    jobs = jobs or S3Jobs()
+    job_id, chunk = message.job_id, message.chunk
+    key = part_key(job_id, chunk)
+    already = part_counts(s3, bucket, key)
+    if already is not None:  # a redelivery, or a duplicate: the part stands, make sure it is counted
+        return "redelivered", jobs.count_chunk(job_id, chunk, *already)
+    jsonl, pgn, done, failed = run(message, s3, bucket, cache, remaining_ms)
+    if not put_part(s3, bucket, key, jsonl, pgn, done, failed):
+        done, failed = part_counts(s3, bucket, key)
+        return "duplicate", jobs.count_chunk(job_id, chunk, done, failed)
+    return "analysed", jobs.count_chunk(job_id, chunk, done, failed)
