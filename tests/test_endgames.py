@@ -226,7 +226,7 @@ def tables_present():
 @pytest.mark.skipif(not tables_present(), reason="engine/tablebases is missing its files")
 @pytest.mark.parametrize("fen", TABLE_STARTS)
 def test_mated_in_the_tables_number_of_moves(fen):
-    from functions.common.models import DEFAULT_MOVETIME_MS
+    from functions.common.api.models import DEFAULT_MOVETIME_MS
 
     first = analyse(fen, movetime_ms=DEFAULT_MOVETIME_MS, tablebases=True)
     assert first.tablebase["category"] == "win" and first.score.mate == first.tablebase["dtm"] > 0
