@@ -36,6 +36,8 @@ from engine.layout import (
     C_PARTIAL,
     C_ROOT_PLY,
     C_STOP,
+    C_TABLEBASES,
+    C_TBHITS,
     C_TT_AGES,
     C_TT_EPOCH,
     C_TT_MASK,
@@ -62,10 +64,12 @@ def run(fen=STARTPOS, moves=(), movetime_ms=None, depth=None, nodes=None, multip
     reason = game_over.reason(board, claim_draws)
     if reason is not None:
         return readout.game_over(board, side, reason, started)
+    tables = None
     if tablebases:  # within the endgame tables: their answer, exact, without a search
         from engine import tablebase
 
-        known = tablebase.answer(board, side, started, multipv, native.BACKEND)
+        tables = tablebase.default()
+        known = tablebase.answer(board, side, started, multipv, native.BACKEND, tables)
         if known is not None:
             if on_info is not None:
                 on_info(known)
@@ -86,15 +90,16 @@ def run(fen=STARTPOS, moves=(), movetime_ms=None, depth=None, nodes=None, multip
     try:
         tt = table[:buckets * 4]
         table_ctl = (buckets, epoch, salt, ages)
-        main = Searcher(board, params, control(board, *table_ctl, nodes, multipv, budget, started),
-                        game.take_arrays() if keep_history else None)
-        helpers = [Searcher(board.copy(), params, control(board, *table_ctl, None, 1, budget, started))
+        main = Searcher(board, params, control(board, *table_ctl, nodes, multipv, budget, started, tables),
+                        game.take_arrays() if keep_history else None, tables)
+        helpers = [Searcher(board.copy(), params, control(board, *table_ctl, None, 1, budget, started, tables),
+                            tables=tables)
                    for _ in range(threads - 1)]
         if stop is not None:
             for s in [main] + helpers:
                 stop.attach(s.ctl)
         try:
-            return _deepen(main, helpers, side, started, budget, tt, depth, nodes, infinite, stop, on_info)
+            return _deepen(main, helpers, side, started, budget, tt, depth, nodes, infinite, stop, on_info, tables)
         finally:
             if keep_history:
                 game.arrays = (main.S, main.acc, main.cont)
@@ -112,8 +117,10 @@ def _param(params, name):
 class Searcher:
     """One thread's search: its own board copy, scratch array S, control array ctl and accumulators."""
 
-    def __init__(self, board, params, ctl, arrays=None):
+    def __init__(self, board, params, ctl, arrays=None, tables=None):
         self.board, self.ctl = board, ctl
+        # the endgame tables' bytes and index (engine/tablebase.py Store), or stand-ins never read (tables off)
+        self.tb, self.tbi = (tables.store.values, tables.store.tbi) if tables is not None else _NO_TABLES
         # S: histories, killers, move lists, PV, parameters; acc: the net's accumulators, a row pair per ply;
         # cont: continuation history. Fresh, or a game's kept from its last move (engine/game_memory.py).
         self.S, self.acc, self.cont = arrays or _arrays()
@@ -124,7 +131,7 @@ class Searcher:
         """Search one depth; True when it completed (not cut short by time, nodes or stop)."""
         self.ctl[C_DEPTH] = depth
         native.core.search_depth(native.TABLES, *self.board.arrays, tt, self.S, self.ctl, native.NET, self.acc,
-                                 self.cont)
+                                 self.cont, self.tb, self.tbi)
         return not (self.ctl[C_ABORTED] or self.ctl[C_LINES] == 0)
 
     def help(self, first_depth, max_depth, tt, started, side):
@@ -134,6 +141,8 @@ class Searcher:
                 return
             self.best = readout.iteration(self.board, self.S, self.ctl, tt, d, started, side)
 
+
+_NO_TABLES = (np.zeros(1, np.uint8), np.zeros(1, np.int64))
 
 _spares = []  # (S, acc, cont) arrays of finished searches, zeroed again for the next one
 _spares_lock = threading.Lock()
@@ -177,9 +186,11 @@ def lmr_table(base, divisor):
     return table.astype(np.int32)
 
 
-def control(board, buckets, epoch, salt, ages, nodes, multipv, budget, started):
-    """The search's control array ctl: the table, the limits, the deadline (engine.layout C_*)."""
+def control(board, buckets, epoch, salt, ages, nodes, multipv, budget, started, tables=None):
+    """The search's control array ctl: the table, the limits, the deadline, the endgame tables (engine.layout
+    C_*)."""
     ctl = np.zeros(N_CTL, np.int64)
+    ctl[C_TABLEBASES] = 1 if tables is not None else 0
     ctl[C_TT_MASK] = buckets - 1
     ctl[C_TT_EPOCH] = epoch
     ctl[C_TT_SALT] = salt
@@ -192,7 +203,7 @@ def control(board, buckets, epoch, salt, ages, nodes, multipv, budget, started):
     return ctl
 
 
-def _deepen(main, helpers, side, started, budget, tt, depth, nodes, infinite, stop, on_info):
+def _deepen(main, helpers, side, started, budget, tt, depth, nodes, infinite, stop, on_info, tables=None):
     max_depth = min(depth or limits.MAX_DEPTH, limits.MAX_DEPTH)
     workers = [threading.Thread(target=h.help, args=(1 + (i + 1) % 2, max_depth, tt, started, side), daemon=True)
                for i, h in enumerate(helpers)]
@@ -209,6 +220,8 @@ def _deepen(main, helpers, side, started, budget, tt, depth, nodes, infinite, st
                 if ctl[C_ABORTED] and ctl[C_PARTIAL] and ctl[C_MULTIPV] == 1:
                     result = readout.cut_short(main.S, ctl, d, result, main.board)
                 break
+            if tables is not None:
+                tables.store.load_wanted()  # the tables this iteration reached, for the next ones
             previous = result
             result = readout.iteration(main.board, main.S, ctl, tt, d, started, side)
             if scaled and previous is not None:
@@ -237,12 +250,13 @@ def _deepen(main, helpers, side, started, budget, tt, depth, nodes, infinite, st
         for w in workers:
             w.join()
     total = int(ctl[C_NODES]) + sum(int(h.ctl[C_NODES]) for h in helpers)
+    tbhits = int(ctl[C_TBHITS]) + sum(int(h.ctl[C_TBHITS]) for h in helpers)
     if ctl[C_MULTIPV] == 1:
         # The deepest completed iteration of any thread; the main thread's when depths tie.
         for h in helpers:
             if h.best is not None and h.best.depth > result.depth:
                 result = h.best
-    return readout.final(result, main.board, ctl, tt, started, total)
+    return readout.final(result, main.board, ctl, tt, started, total, tbhits)
 
 
 def _mate_settled(result, depth):

@@ -107,6 +107,10 @@ INF = 32001
 MATE = 32000  # mate at the root; mate in n plies scores MATE - n
 MATE_BOUND = MATE - 2 * MAX_PLY  # |score| above this is a mate score
 DRAW = 0
+# A position of the endgame tables won for the side to move in d plies, found at ply p, scores TB_WIN - p - d
+# (lost: the negation): ordered by the distance, below every mate the search finds itself.
+TB_WIN = MATE_BOUND - 1
+TB_BOUND = MATE_BOUND - 512  # |score| at or above this: a table's win or loss (or a mate), ply-relative
 
 # --- search scratch: one int32 array S per search, at these offsets ------------------------------
 MAX_MULTIPV = 5
@@ -171,5 +175,20 @@ C_TT_EPOCH = 12  # 1..31: entries stamped with another epoch belong to another s
 C_TT_SALT = 13  # XORed into stored keys, so no search can ever match another's entries
 C_PARTIAL = 14  # the cut-short iteration already has a new best root move (PV row 0, S_ROOT_SCORE)
 C_TT_AGES = 15  # 0..30: entries of that many earlier epochs count too (the same game's searches, UCI); 0 = none
-N_CTL = 16
+C_TABLEBASES = 16  # 1: positions of the endgame tables loaded so far score by them (engine/core/tbprobe.py)
+C_TBHITS = 17  # table probes that answered
+N_CTL = 18
+
+# --- endgame tables: one flat uint8 array of every table's bytes, and one int64 index array TBI --------
+# TBI[TBI_ROWS + tid * TBI_ROW + TB_*]: where table tid's bytes start in the flat array, a side's size,
+# whether it has pawns, whether it is loaded (set once its bytes are in), whether a search wanted it (set by
+# the search, read by engine/tablebase.py's loader), its piece count and its pieces' codes (4 bits each, the
+# index's order). TBI[TBI_KEYS + material key] = tid * 2 + 1 if the position's colours are swapped, or -1.
+TB_OFF, TB_NSIDE, TB_PAWNFUL, TB_LOADED, TB_WANT, TB_PIECES, TB_ORDER = 0, 1, 2, 3, 4, 5, 6
+TBI_ROW = 8
+TBI_ROWS = 8
+TBI_MAX_TABLES = 64
+TBI_KEYS = TBI_ROWS + TBI_MAX_TABLES * TBI_ROW
+TBI_SIZE = TBI_KEYS + 243 * 243
+TB_DRAW = 254  # a table's byte for a draw (else the distance to mate in plies: odd, the side to move mates)
 TT_EPOCHS = 31  # epoch values 1..31 fit a table entry's five spare bits

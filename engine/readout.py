@@ -15,6 +15,7 @@ from engine.layout import (
     C_LINES,
     C_NODES,
     C_SELDEPTH,
+    C_TBHITS,
     C_TT_AGES,
     C_TT_EPOCH,
     C_TT_MASK,
@@ -29,17 +30,26 @@ from engine.layout import (
     S_PV,
     S_PV_LEN,
     S_ROOT_SCORE,
+    TB_BOUND,
+    TB_WIN,
 )
 from engine.moves import to_uci
 from engine.result import Analysis, Line, Score
 
 
 def score(v):
-    """Engine score -> Score (cp, or moves to mate from the side to move)."""
+    """Engine score -> Score (cp, or moves to mate from the side to move).
+
+    A win or loss by the endgame tables (TB_WIN - plies) is a mate too: the tables' distances are to mate, so
+    the plies to the table's position plus the table's distance are the mate's."""
     if v >= MATE_BOUND:
         return Score(mate=(MATE - v + 1) // 2)
     if v <= -MATE_BOUND:
         return Score(mate=-((MATE + v) // 2))
+    if v >= TB_BOUND:
+        return Score(mate=(TB_WIN - v + 1) // 2)
+    if v <= -TB_BOUND:
+        return Score(mate=-((TB_WIN + v) // 2))
     return Score(cp=int(v))
 
 
@@ -71,7 +81,7 @@ def iteration(board, S, ctl, tt, depth, started, side):
         score=best.score, depth=depth, seldepth=best.seldepth, nodes=nodes, time_ms=ms,
         nps=nodes * 1000 // max(ms, 1), hashfull=int(native.core.hashfull(tt, int(ctl[C_TT_EPOCH]))), pv=best.pv,
         lines=tuple(lines),
-        backend=native.BACKEND, chess960=board.chess960,
+        backend=native.BACKEND, chess960=board.chess960, tbhits=int(ctl[C_TBHITS]),
     )
 
 
@@ -89,12 +99,13 @@ def cut_short(S, ctl, depth, last, board=None):
                                seldepth=line.seldepth, pv=pv, lines=(line,))
 
 
-def final(result, board, ctl, tt, started, nodes):
-    """The answer: `result` with the totals brought up to date (`nodes`: every thread's) and a ponder move
-    if the PV lacks one."""
+def final(result, board, ctl, tt, started, nodes, tbhits=0):
+    """The answer: `result` with the totals brought up to date (`nodes`, `tbhits`: every thread's) and a ponder
+    move if the PV lacks one."""
     ms = ms_since(started)
     ponder = result.ponder or _ponder_from_tt(board, result.best_move, tt, ctl)
-    return dataclasses.replace(result, nodes=nodes, time_ms=ms, nps=nodes * 1000 // max(ms, 1), ponder=ponder)
+    return dataclasses.replace(result, nodes=nodes, time_ms=ms, nps=nodes * 1000 // max(ms, 1), ponder=ponder,
+                               tbhits=tbhits)
 
 
 def _ponder_from_tt(board, best_move, tt, ctl):

@@ -13,10 +13,36 @@ import itertools
 import lzma
 import os
 import pathlib
+import queue
+import sys
+import threading
 
 import numpy as np
 
-from engine.layout import BISHOP, BLACK, EMPTY, KING, KNIGHT, PAWN, QUEEN, ROOK, ST_CASTLE, ST_EP, ST_SIDE
+from engine.layout import (
+    BISHOP,
+    BLACK,
+    EMPTY,
+    KING,
+    KNIGHT,
+    PAWN,
+    QUEEN,
+    ROOK,
+    ST_CASTLE,
+    ST_EP,
+    ST_SIDE,
+    TB_LOADED,
+    TB_NSIDE,
+    TB_OFF,
+    TB_ORDER,
+    TB_PAWNFUL,
+    TB_PIECES,
+    TB_WANT,
+    TBI_KEYS,
+    TBI_ROW,
+    TBI_ROWS,
+    TBI_SIZE,
+)
 
 DRAW = 254
 MAX_PIECES = 4
@@ -125,6 +151,102 @@ def canon_index(sqs, pawnful):
     return min(idx, _pack(sqs, m ^ 4, False)) if r == f else idx
 
 
+class Store:
+    """Every table's bytes in one flat uint8 array, and the index TBI that tells the compiled search where each
+    table lies and whether it is loaded (engine/layout.py TB_*, engine/core/tbprobe.py).
+
+    The flat array is allocated at its full size (~280 MB) but zeroed by the kernel page by page as it is
+    written: memory is only spent on tables that were loaded. A table is loaded once per process (in Lambda
+    once per warm container) and then reused by every search: on a probe from Python (load()), or in the
+    background once a search marked it wanted (load_wanted(), between iterations)."""
+
+    def __init__(self, directory, materials):
+        self.directory = directory
+        self.materials = materials
+        self.tbi = np.zeros(TBI_SIZE, np.int64)
+        self.tbi[TBI_KEYS:] = -1
+        offset = 0
+        for tid, m in enumerate(materials):
+            row = TBI_ROWS + tid * TBI_ROW
+            self.tbi[row + TB_OFF] = offset
+            self.tbi[row + TB_NSIDE] = m.nside
+            self.tbi[row + TB_PAWNFUL] = int(m.pawnful)
+            self.tbi[row + TB_PIECES] = m.pieces
+            self.tbi[row + TB_ORDER] = sum(code << (4 * j) for j, code in enumerate(m.order))
+            self.tbi[TBI_KEYS + material_key(tuple(c ^ 8 for c in m.order))] = tid * 2 + 1
+            self.tbi[TBI_KEYS + material_key(m.order)] = tid * 2
+            offset += 2 * m.nside
+        self.values = np.zeros(offset, np.uint8)
+        self.missing = set()  # tids whose file is not there
+        self._lock = threading.Lock()  # one load at a time
+        self._queue = None  # the background loader's, started on first need
+        self._queued = set()
+
+    def _row(self, tid):
+        return TBI_ROWS + tid * TBI_ROW
+
+    def loaded(self, tid):
+        return bool(self.tbi[self._row(tid) + TB_LOADED])
+
+    def view(self, tid):
+        """Table tid's bytes (both sides to move) in the flat array."""
+        row = self._row(tid)
+        offset, size = int(self.tbi[row + TB_OFF]), 2 * int(self.tbi[row + TB_NSIDE])
+        return self.values[offset:offset + size]
+
+    def load(self, tid):
+        """Decompresses table tid into its place (once); False when its file is missing."""
+        if self.loaded(tid):
+            return True
+        with self._lock:
+            if self.loaded(tid):
+                return True
+            path = self.directory / (self.materials[tid].name + SUFFIX)
+            if not path.exists():
+                self.missing.add(tid)
+                return False
+            data = np.frombuffer(lzma.decompress(path.read_bytes()), np.uint8)
+            view = self.view(tid)
+            if data.size != view.size:
+                name = self.materials[tid].name
+                raise ValueError(f"{path}: {data.size} bytes, not the {view.size} of a {name} table")
+            view[:] = data
+            self.tbi[self._row(tid) + TB_LOADED] = 1  # last: a search reads the bytes only once it sees this
+            return True
+
+    def wanted(self):
+        """The tables searches marked wanted that are neither loaded, nor queued, nor missing."""
+        rows = TBI_ROWS + np.arange(len(self.materials)) * TBI_ROW
+        want = np.flatnonzero((self.tbi[rows + TB_WANT] != 0) & (self.tbi[rows + TB_LOADED] == 0))
+        return [int(t) for t in want if t not in self._queued and t not in self.missing]
+
+    def load_wanted(self):
+        """Loads the wanted tables in a background thread (lzma releases the GIL while it decompresses), so that
+        the search goes on meanwhile and finds them on a later iteration."""
+        for tid in self.wanted():
+            if self._queue is None:
+                self._queue = queue.Queue()
+                threading.Thread(target=self._loader, name="kibitz-tablebases", daemon=True).start()
+            self._queued.add(tid)
+            self._queue.put(tid)
+
+    def _loader(self):
+        while True:
+            tid = self._queue.get()
+            try:
+                self.load(tid)
+            except Exception as exc:  # a damaged file: say so, and never try it again
+                self.missing.add(tid)
+                print(f"kibitz: endgame table {self.materials[tid].name} not loaded: {exc}", file=sys.stderr)
+            finally:
+                self._queue.task_done()
+
+    def wait(self):
+        """Until every queued table is loaded (tests, benchmarks)."""
+        if self._queue is not None:
+            self._queue.join()
+
+
 class Tables:
     """The tables in one directory, each read on first use."""
 
@@ -132,10 +254,12 @@ class Tables:
         self.directory = pathlib.Path(directory or os.environ.get("KIBITZ_TABLEBASES") or DEFAULT_DIR)
         self.materials = catalogue(max_pieces)
         self.by_key = {}
-        for m in self.materials:
+        self.tid = {}
+        for tid, m in enumerate(self.materials):
+            self.tid[m.name] = tid
             self.by_key[material_key(m.order)] = (m, 0)
             self.by_key[material_key(tuple(c ^ 8 for c in m.order))] = (m, 1)
-        self._data = {}
+        self.store = Store(self.directory, self.materials)
         self.hits = 0
 
     def available(self, material):
@@ -143,12 +267,13 @@ class Tables:
 
     def data(self, material):
         """The table's bytes (both sides to move), or None when its file is missing."""
-        if material.name not in self._data:
-            path = self.directory / (material.name + SUFFIX)
-            self._data[material.name] = (
-                np.frombuffer(lzma.decompress(path.read_bytes()), np.uint8) if path.exists() else None
-            )
-        return self._data[material.name]
+        tid = self.tid[material.name]
+        return self.store.view(tid) if self.store.load(tid) else None
+
+    def preload(self, names):
+        """Loads the named tables (KRvKP, ...) now."""
+        for name in names:
+            self.store.load(self.tid[name])
 
     def lookup(self, pieces, side):
         """The value for `side` to move with pieces [(code, square)], no en passant or castling; None when

@@ -8,7 +8,7 @@ into engine/_compiled*.so with those signatures. Both paths therefore run this v
 import numpy as np
 from numba import njit
 
-from engine.core import attacks, movegen, nnue, position, search, transposition, zobrist
+from engine.core import attacks, movegen, nnue, position, search, tbprobe, transposition, zobrist
 from engine.core import perft as perft_mod
 from engine.core.intrinsics import acquire_gil, release_gil
 from engine.core.signatures import POS, TABLES
@@ -72,11 +72,12 @@ def divide(T, bb, board, st, keys, undo, depth, out_moves, out_counts):
 
 
 
-@export(f"i8({TABLES}, {POS}, u8[::1], i4[::1], i8[::1], i2[::1], i2[::1], i2[::1])", cache=False)  # recursive code
-def search_depth(T, bb, board, st, keys, undo, tt, S, ctl, NET, ACC, H):
+@export(f"i8({TABLES}, {POS}, u8[::1], i4[::1], i8[::1], i2[::1], i2[::1], i2[::1], u1[::1], i8[::1])",
+        cache=False)  # recursive code
+def search_depth(T, bb, board, st, keys, undo, tt, S, ctl, NET, ACC, H, TB, TBI):
     """One iteration of iterative deepening (all multipv lines), with the GIL released."""
     ts = release_gil()
-    lines = search.iterate(T, bb, board, st, keys, undo, tt, S, ctl, NET, ACC, H)
+    lines = search.iterate(T, bb, board, st, keys, undo, tt, S, ctl, NET, ACC, H, TB, TBI)
     acquire_gil(ts)
     return lines
 
@@ -104,3 +105,10 @@ def tt_probe(tt, mask, key, epoch, salt, ages):
 @export("i8(u8[::1], i8)")
 def hashfull(tt, epoch):
     return transposition.hashfull(tt, epoch)
+
+
+@export(f"i8({POS}, u1[::1], i8[::1])")
+def tb_probe(bb, board, st, keys, undo, TB, TBI):
+    """The search's probe of the endgame tables (engine/core/tbprobe.py), for tests."""
+    return tbprobe.probe(bb, board, st, TB, TBI)
+

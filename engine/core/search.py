@@ -16,7 +16,7 @@ Recursive functions carry explicit signatures: numba.pycc cannot compile them ty
 import numpy as np
 from numba import njit
 
-from engine.core import nnue
+from engine.core import nnue, tbprobe
 from engine.core.bitboard import U64
 from engine.core.endgames import (
     KNOWN_WIN_CP,
@@ -71,6 +71,8 @@ from engine.layout import (
     C_PARTIAL,
     C_SELDEPTH,
     C_STOP,
+    C_TABLEBASES,
+    C_TBHITS,
     C_TT_AGES,
     C_TT_EPOCH,
     C_TT_MASK,
@@ -116,6 +118,7 @@ from engine.layout import (
     ST_HALFMOVE,
     ST_PLY,
     ST_SIDE,
+    TB_BOUND,
     U_MOVE,
 )
 from engine.params import (
@@ -159,8 +162,9 @@ ORDER_COUNTER = 10_000_000
 ORDER_BAD_CAPTURE = -20_000_000
 HISTORY_MAX = 16384
 
-# T, position, tt, S, ctl, NET (the net), ACC (its accumulators), H (continuation history)
-SEARCH_ARGS = f"{TABLES}, {POS}, u8[::1], i4[::1], i8[::1], i2[::1], i2[::1], i2[::1]"
+# T, position, tt, S, ctl, NET (the net), ACC (its accumulators), H (continuation history), TB and TBI (the
+# endgame tables' bytes and index, engine/core/tbprobe.py)
+SEARCH_ARGS = f"{TABLES}, {POS}, u8[::1], i4[::1], i8[::1], i2[::1], i2[::1], i2[::1], u1[::1], i8[::1]"
 
 
 @njit(inline="always")
@@ -200,6 +204,12 @@ def _fortress(S, bb):
 @njit(inline="always")
 def _insufficient_material(bb):
     return not (bb[PAWN] | bb[ROOK] | bb[QUEEN]) and popcount(bb[KNIGHT] | bb[BISHOP]) <= 1
+
+
+@njit(inline="always")
+def _in_tables(ctl, bb):
+    """The tables are on for this search and the position has few enough pieces to be in one."""
+    return ctl[C_TABLEBASES] != 0 and popcount(bb[BB_ALL]) <= 4
 
 
 @njit(inline="always")
@@ -364,7 +374,7 @@ def _reward_quiet(S, H, board, ply, depth, m, mb, tried, cidx, c1, c2):
 
 
 @recursive(f"i8({SEARCH_ARGS}, i8, i8, i8, i8)")
-def qsearch(T, bb, board, st, keys, undo, tt, S, ctl, NET, ACC, H, ply, alpha, beta, qdepth):
+def qsearch(T, bb, board, st, keys, undo, tt, S, ctl, NET, ACC, H, TB, TBI, ply, alpha, beta, qdepth):
     S[S_PV_LEN + ply] = 0
     _tick(ctl)
     if ctl[C_ABORTED]:
@@ -375,6 +385,11 @@ def qsearch(T, bb, board, st, keys, undo, tt, S, ctl, NET, ACC, H, ply, alpha, b
         return _static_eval(T, bb, board, st, S, NET, ACC, ply)
     if st[ST_HALFMOVE] >= 100 or _insufficient_material(bb):
         return DRAW
+    if _in_tables(ctl, bb):
+        v = tbprobe.probe(bb, board, st, TB, TBI)
+        if v != tbprobe.NOT_FOUND and tbprobe.trusted(v, st):
+            ctl[C_TBHITS] += 1
+            return tbprobe.score(v, ply)
     pv_node = beta - alpha > 1
     key = keys[st[ST_PLY]]
     mask = ctl[C_TT_MASK]
@@ -456,7 +471,8 @@ def qsearch(T, bb, board, st, keys, undo, tt, S, ctl, NET, ACC, H, ply, alpha, b
         prefetch_bucket(tt, ctl[C_TT_MASK], key_after(T, board, st, keys, m))  # overlaps push_move
         nnue.push_move(NET, ACC, ply, board, m)
         make_move(T, bb, board, st, keys, undo, m)
-        score = -qsearch(T, bb, board, st, keys, undo, tt, S, ctl, NET, ACC, H, ply + 1, -beta, -alpha, qdepth - 1)
+        score = -qsearch(T, bb, board, st, keys, undo, tt, S, ctl, NET, ACC, H, TB, TBI, ply + 1, -beta, -alpha,
+                         qdepth - 1)
         unmake_move(T, bb, board, st, keys, undo, m)
         if ctl[C_ABORTED]:
             return 0
@@ -565,9 +581,9 @@ def _excluded(S, ctl, m):
 
 
 @recursive(f"i8({SEARCH_ARGS}, i8, i8, i8, i8, b1)")
-def negamax(T, bb, board, st, keys, undo, tt, S, ctl, NET, ACC, H, ply, depth, alpha, beta, cut_node):
+def negamax(T, bb, board, st, keys, undo, tt, S, ctl, NET, ACC, H, TB, TBI, ply, depth, alpha, beta, cut_node):
     if depth <= 0:
-        return qsearch(T, bb, board, st, keys, undo, tt, S, ctl, NET, ACC, H, ply, alpha, beta, 0)
+        return qsearch(T, bb, board, st, keys, undo, tt, S, ctl, NET, ACC, H, TB, TBI, ply, alpha, beta, 0)
     S[S_PV_LEN + ply] = 0
     _tick(ctl)
     if ctl[C_ABORTED]:
@@ -586,6 +602,12 @@ def negamax(T, bb, board, st, keys, undo, tt, S, ctl, NET, ACC, H, ply, depth, a
         beta = min(beta, MATE - ply - 1)
         if alpha >= beta:
             return alpha
+        # The endgame tables: a position they hold scores by them (exact, so at any depth).
+        if _in_tables(ctl, bb):
+            v = tbprobe.probe(bb, board, st, TB, TBI)
+            if v != tbprobe.NOT_FOUND and tbprobe.trusted(v, st):
+                ctl[C_TBHITS] += 1
+                return tbprobe.score(v, ply)
 
     # The transposition table: a deep enough entry settles the node; else its move is searched first.
     excluding = root and ctl[C_EXCLUDED] > 0
@@ -629,15 +651,15 @@ def negamax(T, bb, board, st, keys, undo, tt, S, ctl, NET, ACC, H, ply, depth, a
             nnue.push_null(NET, ACC, ply)
             make_null(T, bb, board, st, keys, undo)
             prefetch_bucket(tt, ctl[C_TT_MASK], keys[st[ST_PLY]])
-            score = -negamax(T, bb, board, st, keys, undo, tt, S, ctl, NET, ACC, H, ply + 1, depth - r, -beta,
+            score = -negamax(T, bb, board, st, keys, undo, tt, S, ctl, NET, ACC, H, TB, TBI, ply + 1, depth - r, -beta,
                              -beta + 1, not cut_node)
             unmake_null(T, bb, board, st, keys, undo)
             if ctl[C_ABORTED]:
                 return 0
-            if score >= beta:
-                return beta if score >= MATE_BOUND else score
+            if score >= beta:  # a mate or a table's win behind a null move is no proof: beta
+                return beta if score >= TB_BOUND else score
         if _razor(S, depth, ev, alpha):
-            q = qsearch(T, bb, board, st, keys, undo, tt, S, ctl, NET, ACC, H, ply, alpha, alpha + 1, 0)
+            q = qsearch(T, bb, board, st, keys, undo, tt, S, ctl, NET, ACC, H, TB, TBI, ply, alpha, alpha + 1, 0)
             if q <= alpha:
                 return q
 
@@ -652,8 +674,8 @@ def negamax(T, bb, board, st, keys, undo, tt, S, ctl, NET, ACC, H, ply, depth, a
     if not verifying and _singular_candidate(S, ply, depth, tt_move, bound, data_depth(d), tt_score):
         sbeta = tt_score - S[S_PARAMS + P_SINGULAR_MARGIN] * depth
         S[S_SINGULAR + ply] = tt_move
-        score = negamax(T, bb, board, st, keys, undo, tt, S, ctl, NET, ACC, H, ply, (depth - 1) // 2, sbeta - 1,
-                        sbeta, cut_node)
+        score = negamax(T, bb, board, st, keys, undo, tt, S, ctl, NET, ACC, H, TB, TBI, ply, (depth - 1) // 2,
+                        sbeta - 1, sbeta, cut_node)
         S[S_SINGULAR + ply] = MOVE_NONE
         if ctl[C_ABORTED]:
             return 0
@@ -713,8 +735,8 @@ def negamax(T, bb, board, st, keys, undo, tt, S, ctl, NET, ACC, H, ply, depth, a
             quiets += 1
         new_depth = depth - 1 + (tt_extension if m == tt_move else 0)
         if searched == 1:
-            score = -negamax(T, bb, board, st, keys, undo, tt, S, ctl, NET, ACC, H, ply + 1, new_depth, -beta, -alpha,
-                             np.bool_(False) if pv_node else not cut_node)
+            score = -negamax(T, bb, board, st, keys, undo, tt, S, ctl, NET, ACC, H, TB, TBI, ply + 1, new_depth, -beta,
+                             -alpha, np.bool_(False) if pv_node else not cut_node)
         else:
             r = 0
             if S[S_PARAMS + P_LMR] and depth >= 3 and searched > 2 and (quiet or order < 0):
@@ -722,14 +744,14 @@ def negamax(T, bb, board, st, keys, undo, tt, S, ctl, NET, ACC, H, ply, depth, a
                     check = 1 if checkers_of(T, bb, st) != 0 else 0
                 r = _reduction(S, depth, searched, pv_node, cut_node, improving, check, quiet, order, new_depth)
             # np.bool_(): a literal True here would leave the recursive call unresolved in the pycc build.
-            score = -negamax(T, bb, board, st, keys, undo, tt, S, ctl, NET, ACC, H, ply + 1, new_depth - r,
+            score = -negamax(T, bb, board, st, keys, undo, tt, S, ctl, NET, ACC, H, TB, TBI, ply + 1, new_depth - r,
                              -alpha - 1, -alpha, np.bool_(True))
             if score > alpha and r > 0:
-                score = -negamax(T, bb, board, st, keys, undo, tt, S, ctl, NET, ACC, H, ply + 1, new_depth,
+                score = -negamax(T, bb, board, st, keys, undo, tt, S, ctl, NET, ACC, H, TB, TBI, ply + 1, new_depth,
                                  -alpha - 1, -alpha, not cut_node)
             if pv_node and score > alpha and score < beta:
-                score = -negamax(T, bb, board, st, keys, undo, tt, S, ctl, NET, ACC, H, ply + 1, new_depth, -beta,
-                                 -alpha, np.bool_(False))
+                score = -negamax(T, bb, board, st, keys, undo, tt, S, ctl, NET, ACC, H, TB, TBI, ply + 1, new_depth,
+                                 -beta, -alpha, np.bool_(False))
         unmake_move(T, bb, board, st, keys, undo, m)
         if ctl[C_ABORTED]:
             return 0
@@ -781,7 +803,7 @@ def _sort_lines(S, n):
 
 
 @njit(_nrt=False)
-def iterate(T, bb, board, st, keys, undo, tt, S, ctl, NET, ACC, H):
+def iterate(T, bb, board, st, keys, undo, tt, S, ctl, NET, ACC, H, TB, TBI):
     """Search depth ctl[C_DEPTH] for ctl[C_MULTIPV] lines; record them unless aborted.
 
     Returns the number of lines completed (0 if the deadline, node limit or stop cut it short).
@@ -802,7 +824,7 @@ def iterate(T, bb, board, st, keys, undo, tt, S, ctl, NET, ACC, H):
             beta = INF
         score = 0
         while True:
-            score = negamax(T, bb, board, st, keys, undo, tt, S, ctl, NET, ACC, H, 0, depth, alpha, beta,
+            score = negamax(T, bb, board, st, keys, undo, tt, S, ctl, NET, ACC, H, TB, TBI, 0, depth, alpha, beta,
                             np.bool_(False))
             if ctl[C_ABORTED]:
                 # A root move that beat alpha before the cut was searched in full: worth keeping.

@@ -24,7 +24,7 @@ from numba import njit
 from engine.core.bitboard import U64
 from engine.core.intrinsics import prefetch
 from engine.core.signatures import kernel
-from engine.layout import MATE_BOUND, TT_EPOCHS
+from engine.layout import TB_BOUND, TT_EPOCHS
 
 BOUND_UPPER = 1  # score <= true value's upper bound (fail low)
 BOUND_LOWER = 2  # fail high
@@ -37,18 +37,19 @@ DEAD = -999  # the rank of an empty slot or another search's entry: replaced fir
 
 @njit(inline="always")
 def score_to_tt(score, ply):
-    if score >= MATE_BOUND:
+    # mates and the endgame tables' wins and losses count from the node, not the root
+    if score >= TB_BOUND:
         return score + ply
-    if score <= -MATE_BOUND:
+    if score <= -TB_BOUND:
         return score - ply
     return score
 
 
 @njit(inline="always")
 def score_from_tt(score, ply):
-    if score >= MATE_BOUND:
+    if score >= TB_BOUND:
         return score - ply
-    if score <= -MATE_BOUND:
+    if score <= -TB_BOUND:
         return score + ply
     return score
 
