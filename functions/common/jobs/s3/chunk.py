@@ -1,6 +1,6 @@
 """Analysing one chunk of a job read from S3 (a `chunk` message, in BatchFunction): a ranged GET of its
-bytes, its games or lines read again (engine/chunking.py), every position analysed through the analysis
-cache, and its result part written to the output bucket:
+bytes, its games or lines read again (functions/common/jobs/s3/chunking.py), every position analysed through
+the analysis cache, and its result part written to the output bucket:
 
     <job_id>/parts/<chunk>.part    one line a position: {index, id, game, ply, line, status, fen, analysis, error};
                                    then, for PGN input, its games annotated as a review annotates them
@@ -19,17 +19,15 @@ from botocore.exceptions import ClientError
 
 from engine.annotated_pgn import write_game
 from engine.board import Board, IllegalMoveError
-from engine.chunking import scan, text_of
 from engine.epd import parse_epd
 from engine.fen import FenError
 from engine.pgn import PgnError, read_games
 from engine.review import review_game
 from functions.common import settings
-from functions.common.analysis.budget import default_threads, hash_size_mb
-from functions.common.analysis.cache import analyse_cached
-from functions.common.api.models import AnalysisAnswer
+from functions.common.analysis.request import analyse_request
 from functions.common.jobs.models import PositionIn
 from functions.common.jobs.review_report import position_eval
+from functions.common.jobs.s3.chunking import scan, text_of
 from functions.common.jobs.s3.jobs import S3Jobs
 
 DEFAULT_RECORD_MARGIN_MS = 5000
@@ -81,14 +79,11 @@ def positions_of(fmt, text, record, chess960=False):
 
 
 def analyse(fen, moves, options, cache, chess960=False):
-    """(AnalysisAnswer, None) or (None, reason)."""
-    threads = options.threads or default_threads()
-    hash_mb = hash_size_mb(options.movetime_ms, threads)
+    """(AnalysisAnswer, None) or (None, reason): "fen: ...", "moves: ..." as a job's position in the body."""
     try:
-        found, outcome = analyse_cached(fen, moves, options, options.movetime_ms, hash_mb, cache, threads=threads,
-                                        chess960=chess960)
-        return AnalysisAnswer.of(found, options.movetime_ms, hash_mb, threads, cached=outcome.cached), None
-    except (FenError, IllegalMoveError, ValueError) as e:
+        return analyse_request(fen, moves, options, options.movetime_ms, cache, threads=options.threads,
+                               chess960=chess960).answer, None
+    except ValueError as e:
         return None, str(e)
 
 
