@@ -38,14 +38,14 @@ class Analysed:
 
 
 def analyse_request(fen, moves, limits, budget_ms, cache, *, threads=None, started_ns=None, on_info=None, stop=None,
-                    chess960=False):
+                    chess960=False, board=None, game=None):
     """Analysed. Raises RequestError for a bad FEN or an illegal move. threads: the request's (None: one per
-    vCPU). started_ns, on_info, stop: analyse_cached's."""
+    vCPU). started_ns, on_info, stop, board, game: analyse_cached's."""
     threads = threads or default_threads()
     hash_mb = hash_size_mb(budget_ms, threads)
     try:
         found, outcome = analyse_cached(fen, moves, limits, budget_ms, hash_mb, cache, started_ns, threads=threads,
-                                        on_info=on_info, stop=stop, chess960=chess960)
+                                        on_info=on_info, stop=stop, chess960=chess960, board=board, game=game)
     except FenError as e:
         raise RequestError("fen", str(e)) from e
     except IllegalMoveError as e:
