@@ -27,7 +27,9 @@ def analyse(*args, **kwargs):
     completed. At 1, a search to a fixed depth or node count is deterministic.
     on_info(Analysis): called after every completed iteration. claim_draws: a drawn-by-rule position
     (fifty moves, threefold, dead material) is reported as terminal instead of searched.
-    params: {name: value} overrides of engine/params.py (tuning matches).
+    params: {name: value} overrides of engine/params.py (tuning matches), on top of the profile's.
+    profile: "analysis" or "game" (engine/profiles.py): the parameter set of an answer (a fresh table,
+    one search judged on its own) or of a game's move. Default: "game" with `game`, else "analysis".
     board: an engine.board.Board to analyse instead of fen and moves (the UCI program has one already;
     it is left unchanged).
     chess960: the position is Chess960's: castling rights in X-FEN or Shredder-FEN for any king and rook

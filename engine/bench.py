@@ -52,7 +52,8 @@ def run(depth=BENCH_DEPTH, hash_mb=BENCH_HASH_MB, report=None):
     total = 0
     t0 = time.perf_counter()
     for i, fen in enumerate(POSITIONS):
-        r = analyse(fen, depth=depth, hash_mb=hash_mb, tablebases=False)  # the search's nodes, not the tables'
+        r = analyse(fen, depth=depth, hash_mb=hash_mb, tablebases=False,  # the search's nodes, not the tables'
+                    profile="game")  # the defaults of engine/params.py, as tuned
         total += r.nodes
         if report:
             report(f"info string bench {i + 1}/{len(POSITIONS)} {r.best_move} {r.score.uci()} nodes {r.nodes}")

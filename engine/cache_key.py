@@ -3,11 +3,12 @@ a search of it answers, and nothing else, so that the same position asked twice 
 a puzzle) finds the same entry.
 
     key(Board.from_moves(STARTPOS, ["e2e4", "c7c5"]))
-    # '0.1.0/4923858/<zobrist> rnbqkbnr/pp1ppppp/8/2p5/4P3/8/PPPP1PPP/RNBQKBNR w KQkq -'
+    # '0.1.0/4923858.<profile>/<zobrist> rnbqkbnr/pp1ppppp/8/2p5/4P3/8/PPPP1PPP/RNBQKBNR w KQkq -'
     # (no en-passant square: no white pawn can take on c6; no history: the last move was a pawn's)
 
 What is in it, and why:
-  - the engine: its version, its bench signature (any change to search or evaluation changes it) and
+  - the engine: its version, its bench signature (any change to search or evaluation changes it), the
+    analysis profile's fingerprint (engine/profiles.py: the parameters an answer searches with) and
     the start position's Zobrist key (the history digest below is made of Zobrist keys), so an entry
     another engine wrote is never read;
   - the pieces, the side to move and the castling rights, as FEN writes them (X-FEN), and "chess960"
@@ -36,14 +37,14 @@ FIFTY_MOVE_PLIES = 100
 
 
 def engine_id():
-    """Version / bench signature / Zobrist fingerprint of this engine."""
+    """Version / bench signature.analysis profile / Zobrist fingerprint of this engine."""
     global _ENGINE_ID
     if _ENGINE_ID is None:
-        from engine import __version__
+        from engine import __version__, profiles
         from engine.bench import SIGNATURE
         from engine.board import Board
 
-        _ENGINE_ID = f"{__version__}/{SIGNATURE}/{Board().key & 0xFFFFFFFF:08x}"
+        _ENGINE_ID = f"{__version__}/{SIGNATURE}.{profiles.fingerprint()}/{Board().key & 0xFFFFFFFF:08x}"
     return _ENGINE_ID
 
 

@@ -21,7 +21,7 @@ import time
 
 import numpy as np
 
-from engine import game_over, limits, native, readout, time_manager, tt_pool
+from engine import game_over, limits, native, profiles, readout, time_manager, tt_pool
 from engine.board import Board
 from engine.fen import STARTPOS
 from engine.layout import (
@@ -54,9 +54,10 @@ from engine.params import DEFAULTS, INDEX
 def run(fen=STARTPOS, moves=(), movetime_ms=None, depth=None, nodes=None, multipv=1,
         hash_mb=limits.DEFAULT_HASH_MB, *, wtime=None, btime=None, winc=0, binc=0, movestogo=None,
         infinite=False, stop=None, on_info=None, claim_draws=True, params=None, board=None, started_ns=None,
-        threads=1, game=None, chess960=False, tablebases=False):
+        threads=1, game=None, chess960=False, tablebases=False, profile=None):
     """engine.analyse(), which documents the arguments."""
     started = time.monotonic_ns() if started_ns is None else started_ns
+    params = profiles.settings(profile or ("game" if game is not None else "analysis"), params)
     limits.check(movetime_ms, depth, nodes, multipv, hash_mb, wtime, btime, winc, binc, movestogo, infinite, stop,
                  threads)
     board = board.copy() if board is not None else Board.from_moves(fen, moves, chess960=chess960)

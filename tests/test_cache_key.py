@@ -59,10 +59,10 @@ def test_clock_safe():
 
 
 def test_the_engine_is_in_the_key():
-    from engine import __version__
+    from engine import __version__, profiles
     from engine.bench import SIGNATURE
 
-    assert key(STARTPOS).startswith(f"{__version__}/{SIGNATURE}/")
+    assert key(STARTPOS).startswith(f"{__version__}/{SIGNATURE}.{profiles.fingerprint()}/")
 
 
 def test_the_variant_is_part_of_the_key():

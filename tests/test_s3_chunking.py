@@ -1,5 +1,5 @@
-"""engine/chunking.py: where a game collection is cut for an S3 job. Every cut starts at a game (PGN) or a
-line (EPD, JSONL), the chunks tile the text, and each chunk read back alone gives the same games and
+"""functions/common/jobs/s3/chunking.py: where a game collection is cut for an S3 job. Every cut starts at a game
+(PGN) or a line (EPD, JSONL), the chunks tile the text, and each chunk read back alone gives the same games and
 positions as the whole text read at once (python-chess counts them too, as the oracle)."""
 
 import io
@@ -7,9 +7,9 @@ import io
 import chess.pgn
 import pytest
 
-from engine import chunking
 from engine.pgn import read_games
 from functions.common.jobs.positions import from_pgn
+from functions.common.jobs.s3 import chunking
 from tests.test_review import FISCHER as FISCHER_PGN
 
 TRICKY = (

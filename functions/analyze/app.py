@@ -27,12 +27,10 @@ from aws_lambda_powertools.event_handler.api_gateway import APIGatewayRestResolv
 from aws_lambda_powertools.event_handler.openapi.params import Body, Query
 
 import engine
-from engine.board import IllegalMoveError  # loads the compiled engine and builds its tables: in the init phase
-from engine.fen import FenError
 from engine.tt_pool import reserve_hash
 from functions.common.analysis.budget import budget_ms, default_threads, hash_size_mb
-from functions.common.analysis.cache import analyse_cached
 from functions.common.analysis.cache_store import CacheStore
+from functions.common.analysis.request import RequestError, analyse_request  # loads the compiled engine: init phase
 from functions.common.api import telemetry
 from functions.common.api.http import (
     MAX_BODY_BYTES,
@@ -76,17 +74,13 @@ def analyze_get(request: Annotated[AnalyzeQuery, Query()]) -> AnalysisAnswer:
 def run(request):
     started = time.monotonic_ns()  # a slow cache read comes out of the search's time, not on top of it
     budget = budget_ms(request.movetime_ms, app.lambda_context.get_remaining_time_in_millis())
-    threads = request.threads or default_threads()
-    hash_mb = hash_size_mb(budget, threads)
     try:
-        found, outcome = analyse_cached(request.fen, request.moves, request.limits(), budget, hash_mb, cache, started,
-                                        threads=threads, chess960=request.variant == "chess960")
-    except FenError as e:
-        raise InputError(422, "fen", str(e)) from e
-    except IllegalMoveError as e:
-        raise InputError(422, "moves", str(e)) from e
-    telemetry.analysed(metrics, logger, found, outcome, budget, threads)
-    return AnalysisAnswer.of(found, budget, hash_mb, threads, cached=outcome.cached)
+        done = analyse_request(request.fen, request.moves, request.limits(), budget, cache, threads=request.threads,
+                               started_ns=started, chess960=request.variant == "chess960")
+    except RequestError as e:
+        raise InputError(422, e.field, e.reason) from e
+    telemetry.analysed(metrics, logger, done.found, done.outcome, budget, done.threads)
+    return done.answer
 
 
 def document_jobs(app):

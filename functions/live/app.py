@@ -25,14 +25,11 @@ import time
 
 from aws_lambda_powertools import Logger
 
-from engine.board import IllegalMoveError  # loads the compiled engine and builds its tables: in the init phase
-from engine.fen import FenError
 from engine.stop_signal import StopSignal
 from functions.common import settings
-from functions.common.analysis.budget import budget_ms, default_threads, hash_size_mb
-from functions.common.analysis.cache import analyse_cached
+from functions.common.analysis.budget import budget_ms
 from functions.common.analysis.cache_store import CacheStore
-from functions.common.api.models import AnalysisAnswer
+from functions.common.analysis.request import RequestError, analyse_request  # loads the compiled engine: init phase
 from functions.common.live.connections import Connections, Watcher, dynamodb
 from functions.common.live.messages import (
     MessageError,
@@ -115,8 +112,6 @@ def lambda_handler(event, context):
 def search(request, cid, request_id, asked_at, stream, context):
     started = time.monotonic_ns()
     budget = budget_ms(request.movetime_ms, context.get_remaining_time_in_millis())
-    threads = request.threads or default_threads()
-    hash_mb = hash_size_mb(budget, threads)
     connections = Connections()
     stop = SearchStop()
     stream.on_gone = stop.request
@@ -128,17 +123,15 @@ def search(request, cid, request_id, asked_at, stream, context):
     watcher = Watcher(connections, cid, request_id, asked_at, stop.request).start()
     stream.start()
     try:
-        found, outcome = analyse_cached(request.fen, request.moves, request.limits(), budget, hash_mb, cache, started,
-                                        threads=threads, on_info=on_info, stop=stop.signal,
-                                        chess960=request.variant == "chess960")
-    except FenError as e:
-        raise MessageError(422, [{"field": "fen", "reason": str(e)}]) from e
-    except IllegalMoveError as e:
-        raise MessageError(422, [{"field": "moves", "reason": str(e)}]) from e
+        done = analyse_request(request.fen, request.moves, request.limits(), budget, cache, threads=request.threads,
+                               started_ns=started, on_info=on_info, stop=stop.signal,
+                               chess960=request.variant == "chess960")
+    except RequestError as e:
+        raise MessageError(422, [{"field": e.field, "reason": e.reason}]) from e
     finally:
         watcher.close()
         stream.close()
-    answer = AnalysisAnswer.of(found, budget, hash_mb, threads, cached=outcome.cached)
+    found, outcome, threads, answer = done.found, done.outcome, done.threads, done.answer
     delivered = stream.send(result_message(answer, stream.id_))
     metrics(found, outcome, budget, stream, stop, delivered)
     logger.info("analysed", extra={

@@ -44,17 +44,19 @@ class CacheOutcome:
 
 
 def analyse_cached(fen, moves, limits, budget_ms, hash_mb, store, started_ns=None, threads=1, on_info=None,
-                   stop=None, chess960=False):
+                   stop=None, chess960=False, board=None, game=None):
     """(engine.result.Analysis, CacheOutcome). Raises FenError / IllegalMoveError as engine.analyse().
     on_info, stop: engine.analyse()'s (the live stream, functions/live/app.py). A search that `stop` ended
     early is kept if deeper, but its depth is not recorded as what its time budget reaches.
-    chess960: the position is Chess960's (engine.board.Board)."""
-    board = Board.from_moves(fen, moves, chess960=chess960)
+    chess960: the position is Chess960's (engine.board.Board). board: the position's Board instead of fen
+    and moves (an S3 chunk has it already). store: a CacheStore, or a cache_batch.CacheBatch (an S3 chunk's).
+    game: engine.analyse()'s (a chunk's game kept from ply to ply)."""
+    board = board if board is not None else Board.from_moves(fen, moves, chess960=chess960)
 
     def search():
         return analyse(board=board, movetime_ms=budget_ms, depth=limits.depth, nodes=limits.nodes,
                        multipv=limits.multipv, hash_mb=hash_mb, started_ns=started_ns, threads=threads,
-                       on_info=on_info, stop=stop)
+                       on_info=on_info, stop=stop, game=game)
 
     mode = getattr(limits, "cache", "on")
     if store is None or mode == "off":

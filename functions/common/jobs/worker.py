@@ -11,12 +11,8 @@ the Outcome says what was done, for the handler's metrics and logs.
 import dataclasses
 import json
 
-from engine.board import IllegalMoveError  # loads the compiled engine and builds its tables: in the init phase
-from engine.fen import FenError
 from functions.common import settings
-from functions.common.analysis.budget import default_threads, hash_size_mb
-from functions.common.analysis.cache import analyse_cached
-from functions.common.api.models import AnalysisAnswer
+from functions.common.analysis.request import analyse_request  # loads the compiled engine: in the init phase
 from functions.common.jobs.queue import read_message
 
 DEFAULT_RECORD_MARGIN_MS = 5000
@@ -98,18 +94,13 @@ def analyse_record(record, job_id, index, store, remaining_ms, cache=None):
     if left < options.movetime_ms:
         raise Deferred(f"{left} ms left of the invocation (after a {margin} ms margin), "
                        f"{options.movetime_ms} ms needed")
-    threads = options.threads or default_threads()
-    hash_mb = hash_size_mb(options.movetime_ms, threads)
     found = exception = outcome = None
+    threads = options.threads
     try:
-        found, outcome = analyse_cached(message.fen, message.moves, options, options.movetime_ms, hash_mb, cache,
-                                        threads=threads, chess960=message.variant == "chess960")
-        result, error = AnalysisAnswer.of(found, options.movetime_ms, hash_mb, threads, cached=outcome.cached), None
-    except FenError as e:
-        result, error = None, f"fen: {e}"
-    except IllegalMoveError as e:
-        result, error = None, f"moves: {e}"
-    except ValueError as e:
+        done = analyse_request(message.fen, message.moves, options, options.movetime_ms, cache, threads=threads,
+                               chess960=message.variant == "chess960")
+        found, outcome, threads, result, error = done.found, done.outcome, done.threads, done.answer, None
+    except ValueError as e:  # RequestError ("fen: ...", "moves: ..."), or a limit engine.analyse refuses
         result, error = None, str(e)
     except Exception as e:  # a bug: analysing it again would fail again, so it is recorded, not retried
         result, error, exception = None, f"internal error ({type(e).__name__}); the function's log has the traceback", e

@@ -1,6 +1,6 @@
 """Analysing one chunk of a job read from S3 (a `chunk` message, in BatchFunction): a ranged GET of its
-bytes, its games or lines read again (engine/chunking.py), every position analysed through the analysis
-cache, and its result part written to the output bucket:
+bytes, its games or lines read again (functions/common/jobs/s3/chunking.py), every position analysed through
+the analysis cache, and its result part written to the output bucket:
 
     <job_id>/parts/<chunk>.part    one line a position: {index, id, game, ply, line, status, fen, analysis, error};
                                    then, for PGN input, its games annotated as a review annotates them
@@ -17,19 +17,19 @@ import json
 
 from botocore.exceptions import ClientError
 
+from engine import cache_key
 from engine.annotated_pgn import write_game
 from engine.board import Board, IllegalMoveError
-from engine.chunking import scan, text_of
 from engine.epd import parse_epd
 from engine.fen import FenError
 from engine.pgn import PgnError, read_games
 from engine.review import review_game
 from functions.common import settings
-from functions.common.analysis.budget import default_threads, hash_size_mb
-from functions.common.analysis.cache import analyse_cached
-from functions.common.api.models import AnalysisAnswer
+from functions.common.analysis.cache_batch import CacheBatch
+from functions.common.analysis.request import analyse_request
 from functions.common.jobs.models import PositionIn
 from functions.common.jobs.review_report import position_eval
+from functions.common.jobs.s3.chunking import scan, text_of
 from functions.common.jobs.s3.jobs import S3Jobs
 
 DEFAULT_RECORD_MARGIN_MS = 5000
@@ -51,8 +51,9 @@ def read_part(s3, bucket, key):
 
 
 def positions_of(fmt, text, record, chess960=False):
-    """[(id, game, ply, line, fen, moves, chess960)] of one record's text, or a reason it cannot be read.
-    chess960: the job's variant (a PGN game's own Variant tag wins, as in jobs sent in the body)."""
+    """[(id, game, ply, line, fen, moves, board)] of one record's text, and its game (PGN) or None; or None
+    and a reason it cannot be read. chess960: the job's variant (a PGN game's own Variant tag wins, as in
+    jobs sent in the body). board: the position's engine.board.Board, its moves as its history."""
     if fmt == "pgn":
         try:
             games = list(read_games(text, chess960=chess960))
@@ -61,7 +62,15 @@ def positions_of(fmt, text, record, chess960=False):
         if len(games) != 1 or len(games[0].moves) + 1 != record.positions:
             return None, f"game {record.number}: its moves could not be read as one game"
         g = games[0]
-        return [(f"{record.number}.{p}", record.number, p, None, g.start_fen, tuple(g.moves[:p]), g.chess960)
+        try:
+            board = Board(g.start_fen, capacity=len(g.moves) + 64, chess960=g.chess960)
+            boards = [board.copy()]
+            for move in g.moves:  # one board a ply, each from the last: not a game replayed for every ply
+                board.push_uci(move)
+                boards.append(board.copy())
+        except (FenError, IllegalMoveError) as e:
+            return None, f"game {record.number}: {e}"
+        return [(f"{record.number}.{p}", record.number, p, None, g.start_fen, tuple(g.moves[:p]), boards[p])
                 for p in range(len(g.moves) + 1)], g
     line = text.strip()
     try:
@@ -72,23 +81,21 @@ def positions_of(fmt, text, record, chess960=False):
             item = PositionIn.model_validate(json.loads(line))
             fen, moves = item.fen, tuple(item.moves)
             pid = item.id if item.id is not None else f"line {record.number}"
-        Board.from_moves(fen, moves, chess960=chess960)
+        board = Board.from_moves(fen, moves, chess960=chess960)
     except (FenError, IllegalMoveError) as e:
         return None, f"line {record.number}: {e}"
     except ValueError as e:  # not JSON, or not a position object
         return None, f"line {record.number}: {str(e).splitlines()[0]}"
-    return [(pid, None, None, record.number, fen, moves, chess960)], None
+    return [(pid, None, None, record.number, fen, moves, board)], None
 
 
-def analyse(fen, moves, options, cache, chess960=False):
-    """(AnalysisAnswer, None) or (None, reason)."""
-    threads = options.threads or default_threads()
-    hash_mb = hash_size_mb(options.movetime_ms, threads)
+def analyse(fen, moves, options, cache, board=None):
+    """(AnalysisAnswer, None) or (None, reason): "fen: ...", "moves: ..." as a job's position in the body.
+    cache: a CacheBatch (the chunk's entries, read at its start) or None."""
     try:
-        found, outcome = analyse_cached(fen, moves, options, options.movetime_ms, hash_mb, cache, threads=threads,
-                                        chess960=chess960)
-        return AnalysisAnswer.of(found, options.movetime_ms, hash_mb, threads, cached=outcome.cached), None
-    except (FenError, IllegalMoveError, ValueError) as e:
+        return analyse_request(fen, moves, options, options.movetime_ms, cache, threads=options.threads,
+                               chess960=board.chess960 if board is not None else False, board=board).answer, None
+    except ValueError as e:
         return None, str(e)
 
 
@@ -123,10 +130,15 @@ def run(message, s3, bucket, cache, remaining_ms):
     data = read_chunk(message, s3)
     fmt = message.object.format
     records = scan(data, fmt, offset=message.start, number=message.first_number - 1, line=message.first_number - 1)
-    lines, games, index, done, failed = [], [], message.first_index, 0, 0
+    read = []  # (record, positions or None, the game or the reason it cannot be read)
     for record in records:
         text = text_of(data[record.start - message.start:record.end - message.start], record.start)
-        positions, extra = positions_of(fmt, text, record, message.variant == "chess960")
+        read.append((record, *positions_of(fmt, text, record, message.variant == "chess960")))
+    batch = CacheBatch(cache) if cache is not None else None
+    if batch is not None:  # the chunk's entries in as few requests as DynamoDB takes (issue 69.1)
+        batch.read([cache_key.key(p[6]) for _, positions, _ in read if positions for p in positions])
+    lines, games, index, done, failed = [], [], message.first_index, 0, 0
+    for record, positions, extra in read:
         if positions is None:
             for k in range(record.positions):
                 lines.append(line_of(index + k, f"{record.number}.{k}" if fmt == "pgn" else f"line {record.number}",
@@ -136,14 +148,16 @@ def run(message, s3, bucket, cache, remaining_ms):
             failed += record.positions
             continue
         answers = []
-        for pid, game, ply, line, fen, moves, chess960 in positions:
-            answer, error = analyse(fen, moves, message.options, cache, chess960)
+        for pid, game, ply, line, fen, moves, board in positions:
+            answer, error = analyse(fen, moves, message.options, batch, board)
             answers.append(answer)
             lines.append(line_of(index, pid, game, ply, line, fen, answer, error))
             index += 1
             done, failed = done + (error is None), failed + (error is not None)
         if fmt == "pgn":
             games.append(annotated(extra, answers))
+    if batch is not None:
+        batch.write()
     return "".join(x + "\n" for x in lines), ("\n".join(games) if fmt == "pgn" else None), done, failed
 
 

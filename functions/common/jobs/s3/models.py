@@ -10,7 +10,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from engine.chunking import FORMATS
+from functions.common.jobs.s3.chunking import FORMATS
 
 SOURCE_PATTERN = r"^s3://[a-z0-9][a-z0-9.\-]{1,61}[a-z0-9]/.+$"
 Format = Literal[FORMATS]

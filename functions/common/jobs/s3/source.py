@@ -13,10 +13,10 @@ import zlib
 
 from botocore.exceptions import ClientError
 
-from engine.chunking import check_head
 from functions.common import settings
 from functions.common.api.http import InputError
 from functions.common.aws.clients import client
+from functions.common.jobs.s3.chunking import check_head
 from functions.common.jobs.s3.models import SourceObject, UploadAccepted
 
 DEFAULT_MAX_SOURCE_BYTES = 1024**3  # compressed input is read by one invocation (docs/batch.md, "Limits")

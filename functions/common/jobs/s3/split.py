@@ -1,5 +1,5 @@
 """Cutting a job's S3 source into chunks (a `split` message, in BatchFunction): read the object in order,
-find its games or lines (engine/chunking.py), group them into chunks of about KIBITZ_CHUNK_POSITIONS
+find its games or lines (functions/common/jobs/s3/chunking.py), group them into chunks of about KIBITZ_CHUNK_POSITIONS
 positions, send one `chunk` message each, and record how many there are.
 
 Plain objects are read with ranged GETs of BLOCK bytes, and an invocation whose time runs short stops at
@@ -15,9 +15,9 @@ the job is refused, and no chunk of the link that found it is sent.
 
 import zlib
 
-from engine.chunking import Chunker, Scanner
 from functions.common import settings
 from functions.common.jobs.limits import max_job_search_s
+from functions.common.jobs.s3.chunking import Chunker, Scanner
 from functions.common.jobs.s3.jobs import S3Jobs, counts, source_of
 from functions.common.jobs.s3.messages import ChunkMessage, SplitMessage, Where, send
 from functions.common.jobs.table import UnknownJob
