@@ -111,12 +111,14 @@ def search_move(T, NET, bb, board, st, keys, undo, tt, S, template, ctl, acc, co
     ctl[C_NODE_LIMIT] = hard
     ctl[C_ROOT_PLY] = st[ST_PLY]
     ctl[C_MULTIPV] = 1
+    no_tb = np.zeros(1, np.uint8)  # self-play searches without the endgame tables (engine/deepening.py's _NO_TABLES)
+    no_tbi = np.zeros(1, np.int64)
     best = 0
     score = 0
     depth = 0
     for d in range(1, 100):
         ctl[C_DEPTH] = d
-        lines = iterate(T, bb, board, st, keys, undo, tt, S, ctl, NET, acc, cont)
+        lines = iterate(T, bb, board, st, keys, undo, tt, S, ctl, NET, acc, cont, no_tb, no_tbi)
         if ctl[C_ABORTED] or lines == 0:
             break
         best = S[S_LINE_PV]
