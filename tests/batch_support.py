@@ -14,6 +14,21 @@ from kibitz.aws import LocalAWS
 from kibitz.eventsource import SqsEventSource
 from kibitz.runtime import FunctionRuntime
 
+
+@contextlib.contextmanager
+def moto_env(letter):
+    """A fresh moto server on 127.0.0.1 with its names in os.environ for as long as the block runs; the
+    names start with `letter` and a random tag, since moto keeps one state per process."""
+    with pytest.MonkeyPatch.context() as mp:
+        local = LocalAWS(prefix=f"{letter}{uuid.uuid4().hex[:8]}").start()
+        for k, v in local.env.items():
+            mp.setenv(k, v)
+        try:
+            yield local
+        finally:
+            local.stop()
+
+
 START = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"
 
 

@@ -8,7 +8,6 @@ import json
 import socket
 import threading
 import time
-import uuid
 
 import chess
 import pytest
@@ -20,8 +19,8 @@ from functions.common.analysis.cache_store import COOLDOWN_S, CacheStore
 from functions.common.api.models import SearchLimits
 from functions.common.aws.dynamodb_lite import DynamoDB, DynamoDBError
 from kibitz.apigateway import proxy_event
-from kibitz.aws import LocalAWS
 from kibitz.runtime import FunctionRuntime
+from tests.batch_support import moto_env
 from tests.conftest import LATE_MS
 
 SICILIAN = "rnbqkbnr/pp2pppp/3p4/2p5/3PP3/5N2/PPP2PPP/RNBQKB1R b KQkq - 0 3"
@@ -36,14 +35,8 @@ POSITIONS = ["r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 4 
 
 @pytest.fixture(scope="module")
 def aws():
-    with pytest.MonkeyPatch.context() as mp:
-        local = LocalAWS(prefix=f"c{uuid.uuid4().hex[:8]}").start()
-        for k, v in local.env.items():
-            mp.setenv(k, v)
-        try:
-            yield local
-        finally:
-            local.stop()
+    with moto_env("c") as local:
+        yield local
 
 
 @pytest.fixture

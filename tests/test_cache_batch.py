@@ -3,7 +3,6 @@ on 127.0.0.1: a chunk's entries read in BatchGetItem requests of 100 keys and wr
 requests of 25; what DynamoDB leaves unprocessed, or throttles, is tried again; a table that keeps failing
 costs the cache, never a position; another writer's entry is kept as a failed compare-and-swap keeps it."""
 
-import uuid
 
 import pytest
 
@@ -14,21 +13,15 @@ from functions.common.analysis.cache_batch import CacheBatch
 from functions.common.analysis.cache_store import BACKOFF_MS, CacheStore
 from functions.common.api.models import SearchLimits
 from functions.common.aws.dynamodb_lite import DynamoDB, DynamoDBError
-from kibitz.aws import LocalAWS
+from tests.batch_support import moto_env
 
 DEPTH = SearchLimits(movetime_ms=10_000, depth=2)
 
 
 @pytest.fixture(scope="module")
 def aws():
-    with pytest.MonkeyPatch.context() as mp:
-        local = LocalAWS(prefix=f"b{uuid.uuid4().hex[:8]}").start()
-        for k, v in local.env.items():
-            mp.setenv(k, v)
-        try:
-            yield local
-        finally:
-            local.stop()
+    with moto_env("b") as local:
+        yield local
 
 
 @pytest.fixture(autouse=True)
