@@ -26,6 +26,10 @@ What is in it, and why:
 
 The fullmove number changes nothing and is left out. Positions the rules end (mate, stalemate, a
 claimable draw) are answered without a search and never reach the cache.
+
+An analysis searched with a game's table kept from the positions before it (an S3 job's chunk, issue
+69.2: engine.game_memory) is not what a search of the position alone answers: its key ends in
+GAME_TABLE, so it serves only other searches made the same way (docs/cache.md says why).
 """
 
 import hashlib
@@ -33,6 +37,7 @@ import hashlib
 import numpy as np
 
 CLOCK_IN_KEY_FROM = 50
+GAME_TABLE = "game-table"
 FIFTY_MOVE_PLIES = 100
 
 
@@ -57,8 +62,9 @@ def history_keys(board):
     return board.keys[board.ply - back:board.ply]
 
 
-def key(board):
-    """The cache key of an engine.board.Board (with its game history)."""
+def key(board, game_table=False):
+    """The cache key of an engine.board.Board (with its game history). game_table: the search keeps the
+    game's table from its earlier positions."""
     board_field, side, castling, ep = board.fen().split()[:4]
     parts = [engine_id(), board_field, side, castling, ep]
     if board.chess960:
@@ -69,6 +75,8 @@ def key(board):
     if len(history):
         parts.append("r" + hashlib.blake2b(np.ascontiguousarray(history, np.uint64).tobytes(),
                                            digest_size=8).hexdigest())
+    if game_table:
+        parts.append(GAME_TABLE)
     return " ".join(parts)
 
 

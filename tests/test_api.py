@@ -271,7 +271,7 @@ def test_cors_header_and_openapi(runtime):
     assert {"200", "400", "413", "415", "422"} <= set(post["responses"])
     schema = spec["components"]["schemas"]["AnalyzeBody"]
     assert set(schema["properties"]) == {"fen", "moves", "variant", "movetime_ms", "depth", "nodes", "multipv",
-                                         "threads", "cache"}
+                                         "threads", "cache", "explain", "threats"}
     assert schema["properties"]["movetime_ms"]["maximum"] == 25000
     assert schema["properties"]["variant"]["enum"] == ["standard", "chess960"]  # the OpenAPI document says so
     get_params = {p["name"]: p for p in spec["paths"]["/analyze"]["get"]["parameters"]}
