@@ -38,6 +38,12 @@ def analyse(*args, **kwargs):
     (engine/tablebase.py) when they are present: the best move by the table, its mate distance, the
     `tablebase` field; a search from more pieces scores the nodes it reaches within them by the tables.
     False searches as if there were none (bench does, so its node count stays the search's).
+    explain: every line (and `reason`, the best one's) carries the coach's reason (engine/coach): what the
+    line does, in structure and in a sentence, from its own moves and static exchange.
+    threats: `threat`, the opponent's best move if it were their turn (a search of the null-move position,
+    with its reason), searched with a fifth of the movetime and of the nodes, taken out of the main
+    search's so that both stay within the request; None when the side to move is in check. Only with
+    movetime_ms, nodes or depth (engine/coached.py).
     started_ns: when the caller's clock started (time.monotonic_ns(); default: when this was called).
     The movetime and the clock count from it, so the first call's import of the compiled core comes
     out of the budget instead of overshooting it.
@@ -48,6 +54,14 @@ def analyse(*args, **kwargs):
     import time
 
     kwargs.setdefault("started_ns", time.monotonic_ns())  # the first call's import counts against the budget
+    explain, threats = kwargs.pop("explain", False), kwargs.pop("threats", False)
     from engine.deepening import run
 
-    return run(*args, **kwargs)
+    if not (explain or threats):
+        return run(*args, **kwargs)
+    import inspect
+
+    from engine import coached
+
+    named = inspect.signature(run).bind(*args, **kwargs).arguments  # the limits by name, however given
+    return coached.run(explain, threats, **named)

@@ -28,6 +28,10 @@ What is in it, and why:
 
 The fullmove number changes nothing and is left out. Positions the rules end (mate, stalemate, a
 claimable draw) are answered without a search and never reach the cache.
+
+An analysis searched with a game's table kept from the positions before it (an S3 job's chunk, issue
+69.2: engine.game_memory) is not what a search of the position alone answers: its key ends in
+GAME_TABLE, so it serves only other searches made the same way (docs/cache.md says why).
 """
 
 import hashlib
@@ -35,6 +39,7 @@ import hashlib
 import numpy as np
 
 CLOCK_IN_KEY_FROM = 50
+GAME_TABLE = "game-table"
 FIFTY_MOVE_PLIES = 100
 
 
@@ -60,9 +65,10 @@ def history_keys(board):
     return board.keys[board.ply - back:board.ply]
 
 
-def key(board, tablebases=True):
+def key(board, tablebases=True, game_table=False):
     """The cache key of an engine.board.Board (with its game history), searched with the endgame tables on
-    or off (engine.analyse()'s `tablebases`)."""
+    or off (engine.analyse()'s `tablebases`). game_table: the search keeps the game's table from its earlier
+    positions."""
     board_field, side, castling, ep = board.fen().split()[:4]
     parts = [engine_id(tablebases), board_field, side, castling, ep]
     if board.chess960:
@@ -73,6 +79,8 @@ def key(board, tablebases=True):
     if len(history):
         parts.append("r" + hashlib.blake2b(np.ascontiguousarray(history, np.uint64).tobytes(),
                                            digest_size=8).hexdigest())
+    if game_table:
+        parts.append(GAME_TABLE)
     return " ".join(parts)
 
 

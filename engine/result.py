@@ -31,6 +31,23 @@ class Line:
     pv: tuple  # UCI moves
     depth: int
     seldepth: int
+    reason: object = None  # engine.coach.Reason of this line, with analyse(explain=True); else None
+
+
+@dataclass(frozen=True)
+class Threat:
+    """What the opponent would play if it were their turn (analyse(threats=True), engine/coached.py): the best
+    move of the null-move position, its score from the opponent's side, its line and the coach's reason."""
+
+    move: str  # UCI
+    san: str
+    score: Score  # from the opponent's side (the side to move of the null-move position)
+    pv: tuple
+    pv_san: tuple
+    depth: int
+    nodes: int
+    time_ms: int
+    reason: object = None  # engine.coach.Reason
 
 
 @dataclass(frozen=True)
@@ -52,6 +69,9 @@ class Analysis:
     backend: str = ""  # "aot" or "jit"
     chess960: bool = False  # a Chess960 position: castling in the moves is king-to-rook (e1h1)
     # A position within the endgame tables (engine/tablebase.py, docs/tablebases.md): {"category": "win" |
-    # "draw" | "loss", "dtm": signed moves to mate (absent for a draw), "best": the UCI moves that keep it}
+    # "draw" | "loss", "dtm": signed moves to mate (absent for a draw), "best": the UCI moves that keep it,
+    # "best_san": the same in SAN}
     tablebase: dict | None = None
     tbhits: int = 0  # table probes this answer made
+    reason: object = None  # the best line's engine.coach.Reason (analyse(explain=True)); else None
+    threat: Threat | None = None  # analyse(threats=True): None when refused (in check) or not asked

@@ -313,36 +313,107 @@ def s3_format(path, args):
     return fmt
 
 
-def upload(api, path):
-    """POST /jobs/uploads, then PUT the file to the URL it gives: the job's source."""
-    status, answer = api._call("POST", "/jobs/uploads", {"filename": pathlib.Path(path).name})
+def file_bytes(path):
+    """The file's bytes, decompressed if it is .gz or .zst (to count its positions)."""
+    data = pathlib.Path(path).read_bytes()
+    kind = S3_SUFFIXES.get(pathlib.Path(path).suffix.lower())
+    try:
+        if kind == "gzip":
+            import gzip
+
+            return data, gzip.decompress(data)
+        if kind == "zstd":
+            import zstandard
+
+            return data, zstandard.ZstdDecompressor().stream_reader(data, read_across_frames=True).read()
+    except Exception as e:  # bad compressed data: the API's check names it
+        raise ClientError(f"{path}: does not decompress as {kind}: {e}") from e
+    return data, data
+
+
+def count_positions(text, fmt):
+    """Positions of a PGN, EPD or JSONL text (bytes), as the S3 job's split counts them."""
+    from functions.common.jobs.s3.chunking import scan
+
+    return sum(r.positions for r in scan(text, fmt))
+
+
+def upload(api, name, data, positions, opts):
+    """POST /jobs/uploads (with the positions counted, so that a job over the search time is refused before
+    the upload), then PUT the bytes to the URL it gives: the job's source."""
+    request = {"filename": name, "positions": positions}
+    limits = {k: v for k, v in opts.items() if k in ("movetime_ms", "depth", "nodes")}
+    if limits:
+        request["options"] = limits
+    status, answer = api._call("POST", "/jobs/uploads", request)
     if status != 201:
         raise ClientError("\n".join(explain(status, answer)))
-    data = pathlib.Path(path).read_bytes()
     if len(data) > answer["max_bytes"]:
-        raise ClientError(f"{path}: {len(data)} bytes; this deployment takes at most {answer['max_bytes']}")
+        raise ClientError(f"{name}: {len(data)} bytes; this deployment takes at most {answer['max_bytes']}")
     req = urllib.request.Request(answer["upload_url"], data=data, method="PUT",
                                  headers={"Content-Type": "application/octet-stream"})
     try:
         with urllib.request.urlopen(req, timeout=600):
             pass
     except (urllib.error.URLError, OSError) as e:
-        raise ClientError(f"uploading {path}: {e}") from e
+        raise ClientError(f"uploading {name}: {e}") from e
     return answer["source"]
+
+
+def over_body_limits(body, opts):
+    """Why a job of this body would be refused for its size (its positions, its bytes), or None."""
+    from functions.common.jobs.models import MAX_JOB_BODY_BYTES
+    from functions.common.jobs.positions import MAX_POSITIONS
+
+    if "pgn" in body:
+        positions = count_positions(body["pgn"].encode(), "pgn")
+    elif "epd" in body:
+        positions = count_positions(body["epd"].encode(), "epd")
+    else:
+        positions = len(body["positions"])
+    if positions > MAX_POSITIONS:
+        return f"{positions} positions, over the {MAX_POSITIONS} a job may send in its body"
+    size = len(json.dumps({**body, **opts}).encode())
+    if size > MAX_JOB_BODY_BYTES:
+        return f"{size} bytes of request, over the {MAX_JOB_BODY_BYTES} a job may send"
+    return None
+
+
+def as_s3_file(path, body):
+    """(name, format, bytes) of a file read for the body, to send through S3 instead: .pgn and .epd as they
+    are, a list of positions (.txt, .json) as JSON lines."""
+    name = pathlib.Path(path).name
+    if "pgn" in body or "epd" in body:
+        fmt = "pgn" if "pgn" in body else "epd"
+        return name, fmt, pathlib.Path(path).read_bytes()
+    text = "".join(json.dumps(item, separators=(",", ":")) + "\n" for item in body["positions"])
+    return pathlib.Path(name).with_suffix(".jsonl").name, "jsonl", text.encode()
 
 
 def submit_command(args):
     try:
+        api = api_for(args)
+        opts = options(args)
         fmt = s3_format(args.file, args)
+        lines, name = {}, pathlib.Path(args.file).name
         if fmt is not None:
-            api = api_for(args)
-            if not isinstance(api, HttpApi):
-                raise ClientError("a file sent through S3 goes through the API (--url)")
-            body, lines = {"source": upload(api, args.file), "format": fmt}, {}
+            data, text = file_bytes(args.file)
         else:
             body, lines = read_file(args.file)
-        body.update(options(args))
-        api = api_for(args)
+            too_big = over_body_limits(body, opts)
+            if too_big is not None:  # the way that has no such limit (issue 69.3)
+                if not isinstance(api, HttpApi):
+                    raise ClientError(f"{args.file}: {too_big}: such a file goes as a job read from S3, through "
+                                      f"the API (--url, not --queue-url/--table)")
+                name, fmt, data = as_s3_file(args.file, body)
+                text = data
+                print(f"kibitz: {args.file}: {too_big}: sent through S3 instead (as --s3 does)", file=sys.stderr)
+        if fmt is not None:
+            if not isinstance(api, HttpApi):
+                raise ClientError("a file sent through S3 goes through the API (--url)")
+            body, lines = {"source": upload(api, name, data, count_positions(text, fmt) or None, opts),
+                           "format": fmt}, {}
+        body.update(opts)
         status, answer = api.submit(body)
         if status != 202:
             for line in explain(status, answer, lines):
@@ -383,7 +454,7 @@ def results_command(args):
         for r in results:
             if r["status"] == "failed" and not args.quiet:
                 print(f"kibitz: position {r['index']} ({r['id']}) failed: {r['error']}", file=sys.stderr)
-        return 0
+        return exit_code(state)
     except ClientError as e:
         print(f"kibitz: {e}", file=sys.stderr)
         return 1
@@ -407,9 +478,18 @@ def s3_results(state, args):
             sys.stdout.buffer.write(data)
     print(f"kibitz: {summary(state, state['done'] + state['failed'])}", file=sys.stderr)
     for f in state["s3"]["failures"]:
-        print(f"kibitz: chunk {f['chunk']} ({f['where']}, {f['positions']} positions) failed: {f['error']}",
-              file=sys.stderr)
-    return 0
+        if state["s3"]["phase"] == "refused" and f["chunk"] < 0:
+            print(f"kibitz: the job was refused: {f['error']}", file=sys.stderr)
+        else:
+            print(f"kibitz: chunk {f['chunk']} ({f['where']}, {f['positions']} positions) failed: {f['error']}",
+                  file=sys.stderr)
+    return exit_code(state)
+
+
+def exit_code(state):
+    """1 when the job has failed positions or was refused, else 0 (a job still running: 0, as it may yet)."""
+    refused = bool(state.get("s3")) and state["s3"]["phase"] == "refused"
+    return 1 if state["failed"] or refused else 0
 
 
 def add_where(p, queue=True):

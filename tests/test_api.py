@@ -287,7 +287,7 @@ def test_cors_header_and_openapi(runtime):
     assert {"200", "400", "413", "415", "422"} <= set(post["responses"])
     schema = spec["components"]["schemas"]["AnalyzeBody"]
     assert set(schema["properties"]) == {"fen", "moves", "variant", "movetime_ms", "depth", "nodes", "multipv",
-                                         "threads", "cache", "tablebases"}
+                                         "threads", "cache", "explain", "threats", "tablebases"}
     answer = spec["components"]["schemas"]["AnalysisAnswer"]["properties"]
     assert "tablebase" in answer and "tbhits" in answer  # the endgame tables' field (issue 70.4)
     table = spec["components"]["schemas"]["TablebaseAnswer"]

@@ -124,6 +124,45 @@ def test_bad_files_and_jobs_are_explained(server, tmp_path):
     assert proc.returncode == 1 and "cannot reach http://127.0.0.1:9" in proc.stderr
 
 
+FISCHER = (ROOT / "benchmarks" / "data" / "fischer_spassky_1972_game6.pgn").read_text()  # 82 positions
+ARCHIVE_GAMES = 104  # Fischer's game 6 and the Opera game in turn: 52 x 82 + 52 x 34 = 6032 positions
+ARCHIVE = "\n".join((FISCHER if g % 2 == 0 else PGN).replace('[Event "', f'[Round "{g + 1}"]\n[Event "', 1)
+                     for g in range(ARCHIVE_GAMES))
+ARCHIVE_POSITIONS = 52 * 82 + 52 * OPERA_POSITIONS
+
+
+def test_a_pgn_over_the_job_limits_goes_through_s3_by_itself_costed_by_its_nodes(server, tmp_path):
+    """Issue 69.3 as a user meets it: `batch submit games.pgn --nodes 2000 --wait`, no other flag, on an archive
+    over the 1000 positions a body may carry (and over the search time its default movetime would ask):
+    uploaded, split, analysed, every position once."""
+    games = tmp_path / "games.pgn"
+    games.write_text(ARCHIVE)
+    total = ARCHIVE_POSITIONS
+    proc = kibitz("batch", "submit", str(games), "--nodes", "2000", "--wait", "--url", server["url"], timeout=900)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert f"{total} positions, over the 1000 a job may send in its body: sent through S3" in proc.stderr
+    lines = [json.loads(x) for x in proc.stdout.splitlines()]
+    assert [x["index"] for x in lines] == list(range(total))
+    assert len({x["id"] for x in lines}) == total and lines[0]["id"] == "1.0" and lines[81]["id"] == "1.81"
+    assert all(x["status"] == "done" for x in lines), [x for x in lines if x["status"] != "done"][:3]
+    assert lines[-1]["analysis"]["game_over"] == "checkmate"  # the Opera game's last position
+
+
+def test_a_job_over_the_search_time_is_refused_before_the_upload_and_failures_exit_1(server, tmp_path):
+    games = tmp_path / "games.pgn"
+    games.write_text(ARCHIVE)  # 6032 positions x the default 1000 ms: over the 3600 s a job may ask
+    proc = kibitz("batch", "submit", str(games), "--url", server["url"])
+    assert proc.returncode == 1, proc.stderr
+    assert "error 422: positions: 6032 positions x 1000 ms is 6032 s of search" in proc.stderr
+    assert "nothing was uploaded" in proc.stderr
+    bad = tmp_path / "bad.pgn"
+    bad.write_text(PGN + "\n[Event \"illegal\"]\n\n1. e4 e5 2. Ke3 *\n")
+    proc = kibitz("batch", "submit", str(bad), "--s3", "--depth", "2", "--wait", "--url", server["url"])
+    assert proc.returncode == 1, proc.stderr  # the second game's positions failed
+    lines = [json.loads(x) for x in proc.stdout.splitlines()]
+    assert [x["status"] for x in lines] == ["done"] * OPERA_POSITIONS + ["failed"] * 4
+
+
 CASTLE_MATE = "2rkr3/2p1p3/8/8/8/8/PPP5/RK6 w Q - 0 1"  # Chess960: White mates by O-O-O, king b1 to rook a1
 
 

@@ -219,6 +219,38 @@ def test_a_job_over_its_search_time_is_refused_whole(jobs, monkeypatch):
                                                    "reason": "401 ms is over this deployment's cap of 400 ms"}
 
 
+def test_a_job_limited_by_nodes_is_costed_by_its_nodes_at_the_floor_and_depth_by_its_movetime(jobs, monkeypatch):
+    """Issue 69.3: positions x min(movetime, nodes at NODES_PER_S_FLOOR); a depth bounds no time."""
+    from functions.common.api.models import SearchLimits
+    from functions.common.jobs.limits import NODES_PER_S_FLOOR, position_cost_ms
+
+    assert position_cost_ms(SearchLimits(nodes=2000)) == 2000 * 1000 // NODES_PER_S_FLOOR < 1000
+    assert position_cost_ms(SearchLimits(nodes=10**9, movetime_ms=300)) == 300
+    assert position_cost_ms(SearchLimits(depth=3, movetime_ms=700)) == 700
+    assert position_cost_ms(SearchLimits(nodes=1)) == 1
+    monkeypatch.setenv("KIBITZ_MAX_JOB_SEARCH_S", "2")
+    per = 2000 * 1000 // NODES_PER_S_FLOOR
+    fits = 2000 // per
+    status, body = post_job(jobs, {"positions": [START] * fits, "nodes": 2000, "movetime_ms": 1000})
+    assert status == 202 and body["total"] == fits, body
+    status, body = post_job(jobs, {"positions": [START] * (fits + 1), "nodes": 2000, "movetime_ms": 1000})
+    assert status == 422 and body["errors"][0]["field"] == "positions"
+    assert f"{fits + 1} positions x {per} ms" in body["message"] and "2000 nodes at" in body["message"], body
+    status, body = post_job(jobs, {"positions": [START] * 3, "depth": 2, "movetime_ms": 1000})
+    assert status == 422 and "a depth bounds no time" in body["message"], body
+
+
+def test_a_job_over_the_body_limits_is_told_the_way_through_s3(jobs):
+    status, body = post_job(jobs, {"positions": [START] * 1001})
+    assert status == 422 and body["errors"][0]["field"] == "positions"
+    assert "1001 positions; the limit is 1000 per job in the body" in body["message"]
+    assert "POST /jobs/uploads" in body["message"] and "kibitz batch submit" in body["message"], body
+    status, body = post_job(jobs, {"epd": "8/8/8/8/8/5k2/8/4K2R w K -\n" * 1001})
+    assert status == 422 and body["errors"][0]["field"] == "epd" and "POST /jobs/uploads" in body["message"]
+    status, body = post_job(jobs, {"pgn": "1. e4 *\n" + " " * (1024 * 1024)})
+    assert status == 413 and body["errors"][0]["field"] == "body" and "POST /jobs/uploads" in body["message"]
+
+
 def test_a_keys_jobs_a_day_are_counted_and_other_keys_are_not(jobs, monkeypatch):
     monkeypatch.setenv("KIBITZ_MAX_JOBS_PER_KEY_DAY", "2")
     job = {"positions": [START], "movetime_ms": 10}

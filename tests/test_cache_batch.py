@@ -4,6 +4,8 @@ requests of 25; what DynamoDB leaves unprocessed, or throttles, is tried again; 
 costs the cache, never a position; another writer's entry is kept as a failed compare-and-swap keeps it."""
 
 
+import json
+
 import pytest
 
 from engine.board import Board
@@ -174,3 +176,48 @@ def test_a_position_twice_in_a_chunk_is_searched_once_and_written_once(aws):
     store, _ = store_of(aws)
     done, batch = chunk(store, [position, position.copy()])
     assert [o.event for _, o in done] == ["stored", "hit"] and batch.writes == 1 and batch.raced == 0
+
+
+# --- a game's table kept from ply to ply (issue 69.2) --------------------------------------------------
+
+
+GAME_DEPTH = SearchLimits(movetime_ms=10_000, depth=7, threads=1)  # one thread: fixed-depth searches repeat
+
+
+def test_a_chunks_game_is_searched_in_order_with_its_table_kept_and_cached_under_its_own_keys(aws):
+    """chunk.run on a PGN chunk: each position of the game after the first starts from the last one's table
+    (fewer nodes to the same depth than a fresh table, summed over the game); the answers are cached under
+    keys flagged GAME_TABLE, which a search of the position alone never reads, and a second run hits them."""
+    from engine.cache_key import GAME_TABLE
+    from functions.common.jobs.s3 import chunk as chunks
+    from functions.common.jobs.s3.messages import ChunkMessage, Where
+    from tests.test_review import FISCHER
+
+    s3, bucket = aws.client("s3"), aws.resources["OutputBucket"]["Ref"]
+    text = FISCHER.encode()
+    etag = s3.put_object(Bucket=bucket, Key="game.pgn", Body=text)["ETag"]
+    message = ChunkMessage(job_id="j", chunk=0, object=Where(bucket=bucket, key="game.pgn", etag=etag, format="pgn"),
+                           start=0, end=len(text), positions=82, first_number=1, first_index=0, options=GAME_DEPTH)
+
+    def run(store):
+        jsonl, _, done, failed = chunks.run(message, s3, bucket, store, 10**9)
+        assert (done, failed) == (82, 0)
+        return [json.loads(x)["analysis"] for x in jsonl.splitlines()]
+
+    store, _ = store_of(aws)
+    kept = run(store)
+    assert not any(a["cached"] for a in kept)
+    ddb = aws.client("dynamodb")
+    keys = [i["position"]["S"] for i in ddb.scan(TableName=table(aws))["Items"]]
+    assert len(keys) >= 70 and all(k.endswith(" " + GAME_TABLE) for k in keys)  # the mate is never stored
+    fresh = run(None)  # the same chunk, no cache: still its table kept; below, each position alone
+    assert [a["nodes"] for a in fresh] == [a["nodes"] for a in kept]  # one thread: the same searches
+    alone = []
+    for a in kept[:-1]:
+        found, outcome = analyse_cached(a["fen"], [], GAME_DEPTH, 10_000, 16, CacheStore(table(aws)))
+        assert not outcome.cached  # a kept table's entry never answers a search of the position alone
+        alone.append(found.nodes)
+    assert alone[0] == kept[0]["nodes"]  # the game's first search starts from an empty table too
+    assert sum(a["nodes"] for a in kept[1:-1]) < 0.8 * sum(alone[1:])
+    again = run(store_of(aws)[0])
+    assert all(a["cached"] for a in again[:-1]) and [a["best_move"] for a in again] == [a["best_move"] for a in kept]

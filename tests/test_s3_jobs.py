@@ -104,10 +104,16 @@ def test_bad_fields_name_themselves(s, body, field):
     assert status == 422 and answer["errors"][0]["field"].endswith(field), answer
 
 
-def test_a_job_over_the_search_time_is_refused_when_split(s, monkeypatch):
-    monkeypatch.setenv("KIBITZ_MAX_JOB_SEARCH_S", "1")  # JobsFunction's; the pollers get it below
+def test_a_job_over_the_search_time_is_refused_at_submission_when_its_first_bytes_say_so(s, monkeypatch):
+    monkeypatch.setenv("KIBITZ_MAX_JOB_SEARCH_S", "1")  # JobsFunction's
+    status, body = submit(s, put(s, "cap-early.pgn", GAMES), "pgn", movetime_ms=50)
+    assert status == 422 and body["errors"][0]["field"] == "source", body
+    assert "it holds 94 positions x 50 ms is 4.7 s of search" in body["errors"][0]["reason"]
+
+
+def test_a_job_over_the_search_time_is_refused_when_split(s):
     status, body = submit(s, put(s, "cap.pgn", GAMES), "pgn", movetime_ms=50)
-    assert status == 202
+    assert status == 202  # JobsFunction allows it; the pollers, given a lower bound, refuse it as they split
     job = run_pollers(s, body["job_id"], env={"KIBITZ_MAX_JOB_SEARCH_S": "1"})
     assert job["status"] == "done-with-failures" and job["failed"] == job["total"] == 94
     state, lines, _ = output(s, body["job_id"])

@@ -76,7 +76,8 @@ def run(request):
     budget = budget_ms(request.movetime_ms, app.lambda_context.get_remaining_time_in_millis())
     try:
         done = analyse_request(request.fen, request.moves, request.limits(), budget, cache, threads=request.threads,
-                               started_ns=started, chess960=request.variant == "chess960")
+                               started_ns=started, chess960=request.variant == "chess960", explain=request.explain,
+                               threats=request.threats)
     except RequestError as e:
         raise InputError(422, e.field, e.reason) from e
     telemetry.analysed(metrics, logger, done.found, done.outcome, budget, done.threads)

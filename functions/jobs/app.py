@@ -30,6 +30,7 @@ from aws_lambda_powertools.metrics import MetricUnit
 from botocore.exceptions import BotoCoreError, ClientError
 
 from functions.common.api.http import InputError, api_handler, install_error_handlers, json_body_reader
+from functions.common.jobs.limits import S3_WAY
 from functions.common.jobs.models import MAX_JOB_BODY_BYTES
 from functions.common.jobs.review_report import annotated_pgn
 from functions.common.jobs.routes import add_job_routes
@@ -44,7 +45,7 @@ metrics = Metrics(namespace=os.environ.get("POWERTOOLS_METRICS_NAMESPACE", "Kibi
 app = APIGatewayRestResolver(
     enable_validation=True,
     cors=CORSConfig(allow_origin=os.environ.get("CORS_ORIGIN", "*"), max_age=600),
-    json_body_deserializer=json_body_reader(MAX_JOB_BODY_BYTES),
+    json_body_deserializer=json_body_reader(MAX_JOB_BODY_BYTES, over=S3_WAY),
 )
 error_response = install_error_handlers(app, logger, metrics)
 
@@ -87,7 +88,7 @@ class Jobs:
 
 
     def upload(self, request):
-        accepted = upload(request.filename)
+        accepted = upload(request)
         metrics.add_metric("UploadsGranted", MetricUnit.Count, 1)
         return Response(status_code=201, content_type="application/json", body=accepted)
 

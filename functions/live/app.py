@@ -125,7 +125,8 @@ def search(request, cid, request_id, asked_at, stream, context):
     try:
         done = analyse_request(request.fen, request.moves, request.limits(), budget, cache, threads=request.threads,
                                started_ns=started, on_info=on_info, stop=stop.signal,
-                               chess960=request.variant == "chess960")
+                               chess960=request.variant == "chess960", explain=request.explain,
+                               threats=request.threats)
     except RequestError as e:
         raise MessageError(422, [{"field": e.field, "reason": e.reason}]) from e
     finally:

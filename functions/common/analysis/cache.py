@@ -50,14 +50,16 @@ def analyse_cached(fen, moves, limits, budget_ms, hash_mb, store, started_ns=Non
     early is kept if deeper, but its depth is not recorded as what its time budget reaches.
     chess960: the position is Chess960's (engine.board.Board). board: the position's Board instead of fen
     and moves (an S3 chunk has it already). store: a CacheStore, or a cache_batch.CacheBatch (an S3 chunk's).
-    game: engine.analyse()'s (a chunk's game kept from ply to ply)."""
+    game: engine.analyse()'s (a chunk's game kept from ply to ply); its answers are cached under their own
+    key (engine.cache_key GAME_TABLE), searched with the analysis profile all the same."""
     board = board if board is not None else Board.from_moves(fen, moves, chess960=chess960)
     tables = getattr(limits, "tablebases", True)
 
     def search():
+        # profile: an answer's parameters even with a game's table kept (the game profile is for moves played)
         return analyse(board=board, movetime_ms=budget_ms, depth=limits.depth, nodes=limits.nodes,
                        multipv=limits.multipv, hash_mb=hash_mb, started_ns=started_ns, threads=threads,
-                       on_info=on_info, stop=stop, game=game, tablebases=tables)
+                       on_info=on_info, stop=stop, game=game, profile="analysis", tablebases=tables)
 
     mode = getattr(limits, "cache", "on")
     if store is None or mode == "off":
@@ -66,7 +68,7 @@ def analyse_cached(fen, moves, limits, budget_ms, hash_mb, store, started_ns=Non
         return search(), CacheOutcome(False, "bypass")
     if tables and tablebase.in_reach(board):  # the tables answer it in milliseconds, and an entry has no `tablebase`
         return search(), CacheOutcome(False, "tablebase")
-    key = cache_key.key(board, tables)
+    key = cache_key.key(board, tables, game_table=game is not None)  # a kept table's answer is not a fresh one's
     multipv = min(limits.multipv, len(board.legal_moves()))
     try:
         old = store.get(key, multipv)

@@ -80,15 +80,17 @@ def known_query(*names):
     return middleware
 
 
-def json_body_reader(max_bytes):
-    """A resolver's JSON body reader that applies a size limit before parsing."""
+def json_body_reader(max_bytes, over=""):
+    """A resolver's JSON body reader that applies a size limit before parsing. over: what the 413 adds
+    (the way a larger request goes)."""
 
     def read(text):
         if text is None:
             return None  # no body: validation answers "body: Field required"
         size = len(text.encode("utf-8", "surrogatepass"))
         if size > max_bytes:
-            raise InputError(413, "body", f"the body is {size} bytes; the limit is {max_bytes}")
+            raise InputError(413, "body", f"the body is {size} bytes; the limit is {max_bytes}" +
+                             (over and f": {over}"))
         return json.loads(text)
 
     return read

@@ -125,6 +125,14 @@ class AnalyzeParams(RequestLimits, PositionFields):
     variant: Variant = Field("standard", description="the rules: standard chess, or Chess960 (castling rights in "
                                                      "X-FEN or Shredder-FEN for any king and rook squares, castling "
                                                      "moves written king-to-rook in UCI: e1h1)")
+    explain: bool = Field(False, description="each line (and `reason`, the best move's) carries the coach's reason: "
+                                             "what its moves show (a mate, material won with the piece and square, "
+                                             "a fork, pin or skewer, the exchange, a promotion), as a structure "
+                                             "and a sentence (docs/api.md, \"Reasons and threats\")")
+    threats: bool = Field(False, description="answer `threat`: the opponent's best move if it were their turn (a "
+                                             "search of the null-move position with a fifth of the budget, taken "
+                                             "out of the main search's), with its score and reason; null when the "
+                                             "side to move is in check")
 
 
 class AnalyzeBody(AnalyzeParams):
@@ -173,6 +181,51 @@ def wdl_answer(triple):
     return WdlAnswer(win=triple[0], draw=triple[1], loss=triple[2])
 
 
+class ReasonAnswer(BaseModel):
+    """The coach's reason (engine/coach): what a line shows, from its own moves and static exchange."""
+
+    kind: str = Field(description="what happens: mate, mated, material, exchange, fork, pin, skewer, promotion, "
+                                  "sacrifice, loses_material, quiet, loses, ... (engine/coach/reason.py KINDS)")
+    side: Literal["white", "black"] = Field(description="whose line it is")
+    text: str = Field(description="the reason as a sentence")
+    pieces: list[str] = Field(description="the pieces it names (pawn, knight, ...), in the order of `squares`")
+    squares: list[str] = Field(description="where they stand")
+    moves: list[str] = Field(description="the moves that show it, UCI, from the position")
+    san: list[str] = Field(description="the same moves in SAN")
+    material: int | None = Field(None, description="the side's net material along those moves, in pawns")
+    mate: int | None = Field(None, description="moves to mate (> 0 the side mates, < 0 it is mated)")
+    themes: list[str] = Field(default_factory=list, description="puzzle themes (Lichess's names: fork, pin, ...)")
+
+
+def reason_answer(reason):
+    """engine.coach.Reason (or None) -> ReasonAnswer (or None)."""
+    if reason is None:
+        return None
+    d = reason.to_dict()
+    d["text"] = reason.sentence()
+    return ReasonAnswer(**d)
+
+
+class ThreatAnswer(BaseModel):
+    move: str = Field(description="the opponent's best move if it were their turn, UCI")
+    san: str
+    score: ScoreAnswer = Field(description="from the opponent's side")
+    pv: list[str] = Field(description="the threat's line, UCI")
+    pv_san: list[str]
+    depth: int
+    nodes: int
+    time_ms: int = Field(description="the threat search's time, within the request's budget")
+    reason: ReasonAnswer | None
+
+
+def threat_answer(threat):
+    if threat is None:
+        return None
+    return ThreatAnswer(move=threat.move, san=threat.san, score=score_answer(threat.score), pv=list(threat.pv),
+                        pv_san=list(threat.pv_san), depth=threat.depth, nodes=threat.nodes, time_ms=threat.time_ms,
+                        reason=reason_answer(threat.reason))
+
+
 class LineAnswer(BaseModel):
     multipv: int = Field(description="1 for the best line, 2 for the next, ...")
     score: ScoreAnswer = Field(description="from the side to move")
@@ -182,6 +235,7 @@ class LineAnswer(BaseModel):
     seldepth: int
     pv: list[str] = Field(description="the line in UCI")
     pv_san: list[str] = Field(description="the line in SAN")
+    reason: ReasonAnswer | None = Field(None, description="what the line shows (with `explain`)")
 
 
 class TablebaseAnswer(BaseModel):
@@ -236,6 +290,10 @@ class AnalysisAnswer(BaseModel):
                                                                 "them; null otherwise (or with tablebases false)")
     tbhits: int = Field(0, description="endgame table probes this answer made")
     engine: EngineInfo
+    reason: ReasonAnswer | None = Field(None, description="the best move's reason (with `explain`)")
+    threat: ThreatAnswer | None = Field(None, description="the opponent's threat (with `threats`); null when not "
+                                                          "asked, when the side to move is in check, or the game "
+                                                          "is over")
 
     @model_validator(mode="before")
     @classmethod
@@ -272,8 +330,8 @@ class AnalysisAnswer(BaseModel):
         lines = [LineAnswer(multipv=line.multipv, score=score_answer(line.score),
                             score_white=score_answer(line.score.for_white(side)),
                             wdl=wdl_answer(wdl.exact(line.score) if found.tablebase else wdl.wdl(line.score, m)),
-                            depth=line.depth,
-                            seldepth=line.seldepth, pv=list(line.pv), pv_san=line_san(board, line.pv))
+                            depth=line.depth, seldepth=line.seldepth, pv=list(line.pv), pv_san=line_san(board, line.pv),
+                            reason=reason_answer(line.reason))
                  for line in found.lines]
         pv_san = lines[0].pv_san if lines else []
         if found.ponder and found.pv[1:2] != (found.ponder,):  # the ponder move came from the hash table
@@ -292,6 +350,7 @@ class AnalysisAnswer(BaseModel):
             threads=threads, hashfull=found.hashfull, pv=list(found.pv), pv_san=pv_san, lines=lines, cached=cached,
             tablebase=TablebaseAnswer(**found.tablebase) if found.tablebase else None, tbhits=found.tbhits,
             engine=EngineInfo(name=engine.NAME, version=engine.__version__, backend=found.backend),
+            reason=reason_answer(found.reason), threat=threat_answer(found.threat),
         )
 
 

@@ -6,9 +6,11 @@ position's result holds the same AnalysisAnswer that POST /analyze answers (func
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, model_validator
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator, model_validator
+from pydantic_core import PydanticCustomError
 
 from functions.common.api.models import AnalysisAnswer, PositionFields, RequestLimits, SearchLimits, Variant
+from functions.common.jobs.limits import S3_WAY
 from functions.common.jobs.positions import MAX_POSITIONS
 from functions.common.jobs.s3.models import S3Progress, SourceFields
 
@@ -50,10 +52,19 @@ class JobSource(SourceFields):
     """Where a job's positions are: exactly one of the three, or an S3 object (`source`, jobs/s3/models.py)."""
 
     positions: list[PositionIn] | None = Field(
-        None, min_length=1, max_length=MAX_POSITIONS,
+        None, min_length=1, json_schema_extra={"maxItems": MAX_POSITIONS},
         description="FEN strings, or {id, fen, moves} objects", examples=[["8/8/8/8/8/5k2/8/4K2R w K - 0 1"]])
     epd: str | None = Field(None, min_length=1, description="EPD text, one position a line (`id` opcode kept)")
     pgn: str | None = Field(None, min_length=1, description="PGN text: every position of every game is analysed")
+
+    @field_validator("positions", mode="before")
+    @classmethod
+    def _at_most(cls, value):
+        """Counted before the items are read; the 422 names the way without the limit (issue 69.3)."""
+        if isinstance(value, list) and len(value) > MAX_POSITIONS:
+            raise PydanticCustomError("too_many_positions", "{n} positions; the limit is {limit} per job in the "
+                                      "body: {way}", {"n": len(value), "limit": MAX_POSITIONS, "way": S3_WAY})
+        return value
 
     def sources(self):
         return [name for name in ("positions", "epd", "pgn", "source") if getattr(self, name) is not None]

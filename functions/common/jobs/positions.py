@@ -16,6 +16,7 @@ import dataclasses
 
 from engine import epd
 from engine.fen import FenError
+from functions.common.jobs.limits import S3_WAY
 
 MAX_POSITIONS = 1000  # per job; documented in docs/batch.md
 MAX_ERRORS = 50  # reported per request; the count of the rest is given
@@ -88,7 +89,7 @@ def from_pgn(text, limit=MAX_POSITIONS, chess960=False):
                 if len(positions) >= limit:
                     return [], [{"field": "pgn", "reason": f"more than {limit} positions (game {game.number} "
                                                                   f"reaches position {len(positions)}); the limit is "
-                                                                  f"{limit} per job"}]
+                                                                  f"{limit} per job in the body: {S3_WAY}"}]
                 positions.append(Position(len(positions), f"{game.number}.{ply}", game.start_fen,
                                           tuple(game.moves[:ply]), game.chess960))
     except PgnError as e:
@@ -106,7 +107,8 @@ def read_positions(request, limit=MAX_POSITIONS):
     elif request.epd is not None:
         total = sum(1 for _ in epd.records(request.epd))
         if total > limit:
-            return [], [{"field": "epd", "reason": f"{total} positions; the limit is {limit} per job"}]
+            return [], [{"field": "epd", "reason": f"{total} positions; the limit is {limit} per job in the "
+                                                        f"body: {S3_WAY}"}]
         if total == 0:
             return [], [{"field": "epd", "reason": "no position in the text"}]
         positions, errors = from_epd(request.epd, chess960)

@@ -36,7 +36,7 @@ def submit(request, store=None, sqs=None, queue_url=None, api_key_id=None):
     if errors:
         first, *more = errors
         raise InputError(422, first["field"], first["reason"], more)
-    check_search_time(len(positions), request.movetime_ms, sources[0])
+    check_search_time(len(positions), request, sources[0])
     games = games_record(read_games(request.pgn, chess960=request.variant == "chess960")) if request.review else None
     store = store or Table()
     if api_key_id:

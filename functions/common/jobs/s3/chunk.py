@@ -1,6 +1,10 @@
 """Analysing one chunk of a job read from S3 (a `chunk` message, in BatchFunction): a ranged GET of its
 bytes, its games or lines read again (functions/common/jobs/s3/chunking.py), every position analysed through
-the analysis cache, and its result part written to the output bucket:
+the analysis cache, and its result part written to the output bucket. The positions of a game are searched
+in order, from its start, with the game's transposition table and histories kept from one to the next
+(engine/game_memory.py, as a UCI game keeps them), so each search starts from what the last one found (issue
+69.2; forward rather than backward: even with it at 20 ms, better at 100 ms, docs/batch.md). Their answers are
+cached under keys of their own (engine/cache_key.py GAME_TABLE; docs/cache.md says why):
 
     <job_id>/parts/<chunk>.part    one line a position: {index, id, game, ply, line, status, fen, analysis, error};
                                    then, for PGN input, its games annotated as a review annotates them
@@ -22,11 +26,13 @@ from engine.annotated_pgn import write_game
 from engine.board import Board, IllegalMoveError
 from engine.epd import parse_epd
 from engine.fen import FenError
+from engine.game_memory import GameMemory
 from engine.pgn import PgnError, read_games
 from engine.review import review_game
 from functions.common import settings
 from functions.common.analysis.cache_batch import CacheBatch
 from functions.common.analysis.request import analyse_request
+from functions.common.jobs.limits import position_cost_ms
 from functions.common.jobs.models import PositionIn
 from functions.common.jobs.review_report import position_eval
 from functions.common.jobs.s3.chunking import scan, text_of
@@ -89,12 +95,14 @@ def positions_of(fmt, text, record, chess960=False):
     return [(pid, None, None, record.number, fen, moves, board)], None
 
 
-def analyse(fen, moves, options, cache, board=None):
+def analyse(fen, moves, options, cache, board=None, game=None):
     """(AnalysisAnswer, None) or (None, reason): "fen: ...", "moves: ..." as a job's position in the body.
-    cache: a CacheBatch (the chunk's entries, read at its start) or None."""
+    cache: a CacheBatch (the chunk's entries, read at its start) or None. game: the GameMemory of the game
+    whose earlier positions were searched just before (its table and histories kept), or None."""
     try:
         return analyse_request(fen, moves, options, options.movetime_ms, cache, threads=options.threads,
-                               chess960=board.chess960 if board is not None else False, board=board).answer, None
+                               chess960=board.chess960 if board is not None else False, board=board,
+                               game=game).answer, None
     except ValueError as e:
         return None, str(e)
 
@@ -124,7 +132,7 @@ def read_chunk(message, s3):
 def run(message, s3, bucket, cache, remaining_ms):
     """Analyse the chunk: (jsonl text, pgn text or None, done, failed)."""
     margin = settings.record_margin_ms(DEFAULT_RECORD_MARGIN_MS)
-    needed = message.positions * message.options.movetime_ms
+    needed = message.positions * position_cost_ms(message.options)
     if remaining_ms - margin < needed:
         raise ChunkDeferred(f"{remaining_ms - margin} ms left, {needed} ms needed for {message.positions} positions")
     data = read_chunk(message, s3)
@@ -137,7 +145,8 @@ def run(message, s3, bucket, cache, remaining_ms):
     batch = CacheBatch(cache) if cache is not None else None
     if batch is not None:  # the chunk's entries in as few requests as DynamoDB takes (issue 69.1)
         tables = message.options.tablebases
-        batch.read([cache_key.key(p[6], tables) for _, positions, _ in read if positions for p in positions])
+        batch.read([cache_key.key(p[6], tables, game_table=fmt == "pgn") for _, positions, _ in read if positions
+                    for p in positions])
     lines, games, index, done, failed = [], [], message.first_index, 0, 0
     for record, positions, extra in read:
         if positions is None:
@@ -149,12 +158,17 @@ def run(message, s3, bucket, cache, remaining_ms):
             failed += record.positions
             continue
         answers = []
-        for pid, game, ply, line, fen, moves, board in positions:
-            answer, error = analyse(fen, moves, message.options, batch, board)
-            answers.append(answer)
-            lines.append(line_of(index, pid, game, ply, line, fen, answer, error))
-            index += 1
-            done, failed = done + (error is None), failed + (error is not None)
+        memory = GameMemory() if fmt == "pgn" else None  # a game's table, kept from ply to ply
+        try:
+            for pid, game, ply, line, fen, moves, board in positions:
+                answer, error = analyse(fen, moves, message.options, batch, board, memory)
+                answers.append(answer)
+                lines.append(line_of(index, pid, game, ply, line, fen, answer, error))
+                index += 1
+                done, failed = done + (error is None), failed + (error is not None)
+        finally:
+            if memory is not None:
+                memory.close()  # the table goes back to the pool
         if fmt == "pgn":
             games.append(annotated(extra, answers))
     if batch is not None:

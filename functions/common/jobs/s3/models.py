@@ -10,6 +10,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from functions.common.api.models import SearchLimits
 from functions.common.jobs.s3.chunking import FORMATS
 
 SOURCE_PATTERN = r"^s3://[a-z0-9][a-z0-9.\-]{1,61}[a-z0-9]/.+$"
@@ -79,6 +80,13 @@ class UploadRequest(BaseModel):
     filename: str = Field(min_length=1, max_length=200, pattern=r"^[A-Za-z0-9._-]+$",
                           description="the file's name, kept in the key (its suffix says nothing to the job: "
                                       "format does)", examples=["games.pgn.gz"])
+    positions: int | None = Field(None, ge=1, description="the positions the file holds, if the client counted "
+                                                          "them, with the job's `options`: a job over the search "
+                                                          "time a job may ask is refused now (422), before the "
+                                                          "upload, not once it is split")
+    options: SearchLimits | None = Field(None, description="with positions: the job's limits (movetime_ms, depth, "
+                                                           "nodes), as POST /jobs will give them",
+                                         examples=[{"nodes": 2000}])
 
 
 class UploadAccepted(BaseModel):

@@ -2,7 +2,11 @@
 not too large, and whose first bytes are the format it is said to be (plain, gzip or zstd).
 
     info = check_source(request.source, request.format)      # SourceObject, or InputError naming `source`
-    upload(filename)                                          # UploadAccepted: a presigned PUT into InputBucket
+    upload(request)                                           # UploadAccepted: a presigned PUT into InputBucket
+
+A job's search time (jobs/limits.py) is checked as early as what is known allows: at the upload when the
+client counted its positions, at POST /jobs on the positions the object's first bytes already hold (a
+lower bound; all of them when the object is that short), and as it is split (jobs/s3/split.py).
 
 Configuration (template.yaml): KIBITZ_INPUT_BUCKET (the stack's InputBucket), KIBITZ_EXTRA_INPUT_BUCKET (another
 bucket the template grants, or empty), KIBITZ_MAX_SOURCE_BYTES.
@@ -15,8 +19,10 @@ from botocore.exceptions import ClientError
 
 from functions.common import settings
 from functions.common.api.http import InputError
+from functions.common.api.models import SearchLimits
 from functions.common.aws.clients import client
-from functions.common.jobs.s3.chunking import check_head
+from functions.common.jobs.limits import over_search_time
+from functions.common.jobs.s3.chunking import Scanner, check_head
 from functions.common.jobs.s3.models import SourceObject, UploadAccepted
 
 DEFAULT_MAX_SOURCE_BYTES = 1024**3  # compressed input is read by one invocation (docs/batch.md, "Limits")
@@ -62,9 +68,10 @@ def decompress_head(head, compression):
     return head
 
 
-def check_source(source, fmt, s3=None, chess960=False):
+def check_source(source, fmt, s3=None, chess960=False, limits=None):
     """SourceObject for a job's source, or InputError (422, 413) naming `source` or `format`. chess960: the
-    job's variant (its first EPD line is read by it)."""
+    job's variant (its first EPD line is read by it). limits: the job's SearchLimits, checked against the
+    positions of the object's first bytes."""
     if fmt is None:
         raise InputError(422, "format", "a source needs its format: pgn, epd or jsonl")
     bucket, key = parse_url(source)
@@ -102,11 +109,26 @@ def check_source(source, fmt, s3=None, chess960=False):
     reason = check_head(text.lstrip("\ufeff"), fmt, chess960)
     if reason:
         raise InputError(422, "format", f"{source}: {reason}")
+    if limits is not None:
+        whole = compression == "none" and size <= HEAD_BYTES
+        scanner = Scanner(fmt)
+        records = scanner.feed(text.encode()) + (scanner.finish() if whole else [])
+        over = over_search_time(sum(r.positions for r in records), limits, more=not whole)
+        if over is not None:
+            read = f"{len(text.encode())} bytes" + (" decompressed" if compression != "none" else "")
+            seen = "it holds" if whole else f"its first {read} hold"
+            raise InputError(422, "source", f"{source}: {seen} {over}")
     return SourceObject(bucket=bucket, key=key, etag=etag, size=size, format=fmt, compression=compression)
 
 
-def upload(filename, s3=None):
-    """A presigned PUT URL for a new key under InputBucket/uploads/."""
+def upload(request, s3=None):
+    """A presigned PUT URL for a new key under InputBucket/uploads/ (an UploadRequest); InputError 422 naming
+    `positions` when the positions it says the file holds are over the search time a job may ask."""
+    filename = request.filename
+    if request.positions is not None:
+        over = over_search_time(request.positions, request.options or SearchLimits())
+        if over is not None:
+            raise InputError(422, "positions", f"{over}; nothing was uploaded")
     bucket = settings.required("KIBITZ_INPUT_BUCKET", "the stack's InputBucket")
     key = f"{UPLOAD_PREFIX}{uuid.uuid4()}/{filename}"
     url = (s3 or client("s3")).generate_presigned_url("put_object", Params={"Bucket": bucket, "Key": key},

@@ -16,7 +16,7 @@ the job is refused, and no chunk of the link that found it is sent.
 import zlib
 
 from functions.common import settings
-from functions.common.jobs.limits import max_job_search_s
+from functions.common.jobs.limits import over_search_time, position_cost_ms
 from functions.common.jobs.s3.chunking import Chunker, Scanner
 from functions.common.jobs.s3.jobs import S3Jobs, counts, source_of
 from functions.common.jobs.s3.messages import ChunkMessage, SplitMessage, Where, send
@@ -24,15 +24,16 @@ from functions.common.jobs.table import UnknownJob
 
 BLOCK = 8 * 1024 * 1024  # bytes a ranged GET; and a staged part (S3's multipart parts are 5 MiB at least)
 DEFAULT_CHUNK_POSITIONS = 100
-DEFAULT_CHUNK_SEARCH_S = 25  # a chunk's positions x movetime: BatchSize (10) chunks fit the 300 s timeout
+DEFAULT_CHUNK_SEARCH_S = 25  # a chunk's positions x their cost (jobs/limits.py): BatchSize (10) chunks fit 300 s
 SPLIT_RESERVE_MS = 30_000  # stop splitting when less than this is left of the invocation
 MAX_CHUNKS = 40_000  # the job item's sets of chunk numbers stay well inside DynamoDB's 400 KB
 
 
-def chunk_target(movetime_ms):
+def chunk_target(cost_ms):
+    """Positions a chunk: cost_ms is what one position may spend (jobs/limits.py position_cost_ms)."""
     positions = settings.integer("KIBITZ_CHUNK_POSITIONS", DEFAULT_CHUNK_POSITIONS)
     seconds = settings.number("KIBITZ_CHUNK_SEARCH_S", DEFAULT_CHUNK_SEARCH_S)
-    return max(1, min(positions, int(seconds * 1000 // movetime_ms)))
+    return max(1, min(positions, int(seconds * 1000 // cost_ms)))
 
 
 def output_bucket():
@@ -113,9 +114,9 @@ def split(message, s3, sqs, queue_url, remaining_ms, jobs=None):
     found_before = int(job["total"]["N"])
     size = source_of(job).size
     where = message.source
-    movetime = message.options.movetime_ms
+    cost_ms = position_cost_ms(message.options)
     scanner = Scanner(where.format, message.offset, message.number, message.line)
-    chunker = Chunker(chunk_target(movetime), message.chunk, message.index)
+    chunker = Chunker(chunk_target(cost_ms), message.chunk, message.index)
     chunks, stop_at = [], None
     staged = None
     if where.compression != "none":
@@ -150,10 +151,8 @@ def split(message, s3, sqs, queue_url, remaining_ms, jobs=None):
     positions = sum(c.positions for c in chunks)
     refused = None
     total = found_before + positions
-    if total * movetime > max_job_search_s() * 1000:
-        refused = (f"{total}{'+' if stop_at else ''} positions x {movetime} ms is over the {max_job_search_s()} s "
-                   f"of search a job may ask (MaxJobSearchSeconds: at most {max_job_search_s() * 1000 // movetime} "
-                   f"positions at this movetime_ms); nothing more is analysed")
+    if (over := over_search_time(total, message.options, more=stop_at is not None)) is not None:
+        refused = f"{over}; nothing more is analysed"
     elif chunks and chunks[-1].number >= MAX_CHUNKS:
         refused = f"more than {MAX_CHUNKS} chunks in one job; nothing more is analysed"
     elif total == 0 and stop_at is None:

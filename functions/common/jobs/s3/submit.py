@@ -27,7 +27,7 @@ def submit_s3(request, store=None, sqs=None, queue_url=None, api_key_id=None, jo
     if request.review:
         raise InputError(422, "review", "a job read from S3 is not a review: its PGN output is annotated anyway "
                                         "(<job_id>/annotated.pgn)")
-    info = check_source(request.source, request.format, chess960=request.variant == "chess960")
+    info = check_source(request.source, request.format, chess960=request.variant == "chess960", limits=request)
     store = store or Table()
     if api_key_id:
         charge_key(store, api_key_id)
