@@ -1,11 +1,12 @@
 """Jobs read from S3, end to end on this machine (issue 35): moto's S3 + SQS + DynamoDB, JobsFunction in this
-process, BatchFunction in 2 poller processes. A 10,000-position PGN (benchmarks/s3_games.py) and a gzip EPD;
+process, BatchFunction in 2 poller processes. A 10,000-position PGN (collection() below: games the
+engine plays against itself at 64 nodes a move from the balanced openings, deterministic) and a gzip EPD;
 one chunk poisoned (its message re-sent naming another ETag: it fails on every delivery) and a poller killed
 mid-chunk. Checked: every position's result in results.jsonl once, the annotated PGN read back by python-chess
 (test oracle), the poisoned chunk named in the job's failures and its message in the dead-letter queue.
 Measured: positions per second per poller against the ideal 1000 / movetime, and the pollers' memory.
 
-    .venv/bin/python benchmarks/s3_batch.py [--positions 10000] [--movetime-ms 20] [--record]
+    .venv/bin/python -m benchmarks.s3_batch [--positions 10000] [--movetime-ms 20] [--record]
 """
 
 import argparse
@@ -14,17 +15,14 @@ import gzip
 import io
 import json
 import os
-import pathlib
 import sys
 import threading
 import time
 import uuid
 
-if __package__ in (None, ""):
-    sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
-from benchmarks.common import cpu_times, record, steal_since, table
+from benchmarks.common import DATA, cpu_times, record, steal_since, table
 
-COMMAND = "python benchmarks/s3_batch.py --record"
+COMMAND = "python -m benchmarks.s3_batch --record"
 POLLERS = 2
 BATCH = 2
 
@@ -119,6 +117,48 @@ class Run:
         return lines, get(out["pgn"]).decode() if out["pgn"] else None
 
 
+# The game collection (issue 35's former benchmarks/s3_games.py): the engine's own moves, so every one is legal.
+NODES = 64  # a move in ~1 ms: the games need to be legal and varied, not good
+MAX_PLIES = 80
+
+
+def openings():
+    for line in (DATA / "openings_uho_6mvs.epd").read_text().splitlines():
+        fields = line.split()
+        if len(fields) >= 4:
+            yield " ".join(fields[:4]) + " 0 1"
+
+
+def game(fen):
+    """(moves, result) of a game the engine plays against itself from fen."""
+    import engine
+
+    moves = []
+    while len(moves) < MAX_PLIES:
+        found = engine.analyse(fen, moves, nodes=NODES)
+        if found.best_move is None:  # checkmate, stalemate or a draw by rule
+            side = fen.split()[1] if len(moves) % 2 == 0 else ("b" if fen.split()[1] == "w" else "w")
+            result = ("0-1" if side == "w" else "1-0") if found.terminal == "checkmate" else "1/2-1/2"
+            return moves, result
+        moves.append(found.best_move)
+    return moves, "*"
+
+
+def collection(positions):
+    """PGN text of whole games with at least `positions` positions (plies + 1 each) in all, and its count."""
+    from engine.pgn import write_game
+
+    texts, total = [], 0
+    for n, fen in enumerate(openings(), 1):
+        moves, result = game(fen)
+        texts.append(write_game(fen, moves, {"Event": "Kibitz S3 benchmark", "Round": str(n), "White": "Kibitz",
+                                             "Black": "Kibitz"}, result))
+        total += len(moves) + 1
+        if total >= positions:
+            return "\n".join(texts), total
+    raise SystemExit(f"the openings give only {total} positions")
+
+
 def check_once(lines, total):
     indices = [x["index"] for x in lines]
     assert indices == list(range(total)), f"{len(indices)} lines for {total} positions, or out of order"
@@ -127,7 +167,6 @@ def check_once(lines, total):
 def main():
     import chess.pgn
 
-    from benchmarks.s3_games import collection
     from kibitz.eventsource import SqsEventSource
 
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)

@@ -37,6 +37,10 @@ after it is too (or is the game's end), the move is judged by the tables' result
 that keeps the mover's result (a win still a win, however much slower; a draw a draw; a loss a loss) is
 never marked, and one that throws a result away (a win to a draw or a loss, a draw to a loss) is a
 blunder whatever the scores say. Accuracy and ACPL still come from the scores.
+
+Reasons: given the game's start (review_game(..., start_fen=...)), every marked move carries the coach's
+reason (engine/coach explain_move), made from the two lines the review already has: the best line of
+the position before the move, and the opponent's line after it. Nothing is searched for it.
 """
 
 import dataclasses
@@ -111,6 +115,7 @@ class MoveReview:
     accuracy: float | None
     judgement: str | None  # "inaccuracy", "mistake", "blunder" or None
     mate: str | None = None  # a marked move that turned a mate round: "created" or "lost" (MATE_SEQUENCES)
+    reason: object = None  # a marked move's engine.coach.Reason (review_game with start_fen), else None
 
     @property
     def comment(self):
@@ -187,9 +192,10 @@ def table_verdict(before, after):
     return TABLE_RANK[after.mover_result()] < TABLE_RANK[before.tablebase]
 
 
-def review_game(first_side, moves, evals):
+def review_game(first_side, moves, evals, start_fen=None, chess960=False):
     """GameReview of a game's moves (UCI), the first played by first_side ("white" or "black"), from the
-    PositionEval (or None) of each of its positions."""
+    PositionEval (or None) of each of its positions. start_fen (and chess960): the game's start, for the
+    marked moves' reasons; None: no reasons."""
     if len(evals) != len(moves) + 1:
         raise ValueError(f"{len(moves)} moves need {len(moves) + 1} position analyses, got {len(evals)}")
     graph = [e.win_percent_white() if e is not None else None for e in evals]
@@ -218,9 +224,29 @@ def review_game(first_side, moves, evals):
                 name, mate = advice(side, ev, evals[ply + 1])
         reviewed.append(MoveReview(ply=ply, side=side, move=move, best=best, before=before, after=after,
                                    drop=drop, cp_loss=cp_loss, accuracy=accuracy, judgement=name, mate=mate))
+    if start_fen is not None and any(m.judgement for m in reviewed):
+        reviewed = _with_reasons(reviewed, moves, evals, start_fen, chess960)
     weights = _volatility_weights(white, counted)
     sides = {side: _side(side, reviewed, weights) for side in ("white", "black")}
     return GameReview(moves=tuple(reviewed), sides=sides, win_chances=tuple(graph))
+
+
+def _with_reasons(reviewed, moves, evals, start_fen, chess960):
+    """The reviewed moves with a reason on each marked one, from the best line before it and the reply's
+    line after it."""
+    from engine.board import Board
+    from engine.coach import explain_move
+
+    board = Board(start_fen, capacity=len(moves) + 64, chess960=chess960)
+    out = []
+    for m, move in zip(reviewed, moves, strict=True):
+        if m.judgement:
+            before, after = evals[m.ply], evals[m.ply + 1]
+            m = dataclasses.replace(m, reason=explain_move(board, move, (before.score, before.pv),
+                                                           (after.score, after.pv)))
+        out.append(m)
+        board.push_uci(move)
+    return out
 
 
 def _other(side):

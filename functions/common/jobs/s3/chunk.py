@@ -111,7 +111,8 @@ def annotated(game, answers):
     """A game's annotated PGN from its positions' answers (a failed one leaves its moves unjudged)."""
     evals = [position_eval(a) for a in answers]
     first_side = "white" if game.start_fen.split()[1] == "w" else "black"
-    return write_game(game, evals, review_game(first_side, game.moves, evals))
+    return write_game(game, evals, review_game(first_side, game.moves, evals, start_fen=game.start_fen,
+                                               chess960=game.chess960))
 
 
 def line_of(index, pid, game, ply, line, fen, answer, error):
