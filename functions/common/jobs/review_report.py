@@ -53,8 +53,9 @@ def position_eval(analysis):
         return None
     s = analysis.score
     score = Score(mate=s.mate) if hasattr(s, "mate") else Score(cp=s.cp)
+    table = analysis.tablebase.category if analysis.tablebase is not None else None
     return PositionEval(side=analysis.side_to_move, score=score, pv=tuple(analysis.pv), terminal=analysis.game_over,
-                        depth=analysis.depth, material=wdl.material(analysis.fen))
+                        depth=analysis.depth, material=wdl.material(analysis.fen), tablebase=table)
 
 
 def reviewed(job, results):
