@@ -105,9 +105,24 @@ lint: $(INSTALLED)
 	$(BIN)/python -m ruff check $(LINT_PATHS)
 	$(BIN)/cfn-lint template.yaml
 
+# What to run first (each script's --help and docstring say more; docs/benchmarks.md holds the figures).
+# `make bench` prints this list and runs the first two, which take about a minute.
+define BENCH_LIST
+  python -m benchmarks.perft              perft speed: the compiled move generator beside python-chess and Stockfish
+  python -m benchmarks.startup            engine cold start: import + tables, and uci -> uciok
+  python -m benchmarks.search bench       the bench signature and nodes/s (bench-ab --b-dir CHECKOUT: two builds)
+  python -m benchmarks.search wac         Win At Chess solved at 1 s a position (sts: the Strategic Test Suite)
+  python -m benchmarks.api                the API's goals: cold start, warm overhead, budget, layer size
+  python -m benchmarks.match self ...     A/B matches with SPRT (stockfish --elo N: the strength ladder)
+  python -m benchmarks.batch              batch jobs: positions per second with 1..N pollers
+endef
+export BENCH_LIST
+
 bench: build
-	$(BIN)/python benchmarks/perft.py
-	$(BIN)/python benchmarks/startup.py
+	@echo "Benchmarks, run from the checkout's root as modules (.venv/bin/python -m benchmarks.NAME [--record]):"
+	@echo "$$BENCH_LIST"
+	$(BIN)/python -m benchmarks.perft
+	$(BIN)/python -m benchmarks.startup
 
 clean:
 	rm -rf $(VENV) $(SAM_VENV) $(CHECKOV_VENV) .aws-sam layers/engine/build .numba_cache engine/_compiled*.so .pytest_cache .ruff_cache

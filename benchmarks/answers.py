@@ -1,9 +1,9 @@
 """How good are the API's answers? Positions are analysed as AnalyzeFunction analyses them, and each
 answer is judged by Stockfish at a fixed depth (a reference for measuring only, never a teacher).
 
-    python benchmarks/answers.py [--ms 1000] [--positions 600] [--depth 20] [--record]
-    python benchmarks/answers.py --net new=/path/new.nnue --net shipped=engine/nets/kibitz.nnue   # side by side
-    python benchmarks/answers.py --net on=engine/nets/kibitz.nnue --net off=engine/nets/kibitz.nnue,Singular=0
+    python -m benchmarks.answers [--ms 1000] [--positions 600] [--depth 20] [--record]
+    python -m benchmarks.answers --net new=/path/new.nnue --net shipped=engine/nets/kibitz.nnue   # side by side
+    python -m benchmarks.answers --net on=engine/nets/kibitz.nnue --net off=engine/nets/kibitz.nnue,Singular=0
 
 As the API: engine.analyse() with a fresh transposition table sized by functions/common/analysis/budget.py at
 the default memory (1769 MB, one vCPU, one thread), a movetime, no analysis cache. The positions are
@@ -41,8 +41,6 @@ import chess
 import chess.engine
 import chess.pgn
 
-if __package__ in (None, ""):
-    sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
 from benchmarks.common import ROOT, cpu_times, find_engine, record, steal_since, table
 from engine.review import judgement, move_accuracy, win_percent, winning_chances
 from training.wdl import distinct_games
@@ -271,7 +269,7 @@ def main(argv=None):
             f"Positions: {where}. {steal_since(start)}.")
     print(out)
     if args.record:
-        command = "python benchmarks/answers.py " + " ".join(argv if argv is not None else sys.argv[1:])
+        command = "python -m benchmarks.answers " + " ".join(argv if argv is not None else sys.argv[1:])
         record("API answers judged by Stockfish", out, re.sub(r" ?--record", "", command))
 
 

@@ -1,6 +1,6 @@
 """The analysis API's goals (issue 4): cold start, warm overhead, budget adherence, layer size.
 
-    .venv/bin/python benchmarks/api.py [--record] [--only cold,snapstart,warm,budget,size] [--build-dir DIR]
+    .venv/bin/python -m benchmarks.api [--record] [--only cold,snapstart,warm,budget,size] [--build-dir DIR]
                                        [--compare PYTHON] [--compare-build-dir DIR]
 
 cold    the built artifact (sam build), fresh processes of a clean venv without numba: import of the
@@ -37,15 +37,13 @@ import time
 import tomllib
 import zipfile
 
-if __package__ in (None, ""):
-    sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
 from benchmarks import artifact
 from benchmarks.common import DATA, ROOT, cpu_times, record, steal_since, table
 from kibitz import template
 from kibitz.apigateway import proxy_event
 from kibitz.runtime import FunctionRuntime
 
-COMMAND = "python benchmarks/api.py --record"
+COMMAND = "python -m benchmarks.api --record"
 
 
 def pct(values, q):

@@ -1,7 +1,7 @@
 """Batch analysis throughput on this machine (issue 5): positions per second at a fixed movetime with
 one and two local pollers, against the ideal, cores / movetime.
 
-    .venv/bin/python benchmarks/batch.py [--record] [--positions 60] [--movetime-ms 200] [--runs 3]
+    .venv/bin/python -m benchmarks.batch [--record] [--positions 60] [--movetime-ms 200] [--runs 3]
 
 Each run: moto on 127.0.0.1 (SQS + DynamoDB, kibitz/aws.py), a job submitted the way the
 jobs API submits it (functions/common/job_submit.submit: checks, job record, SendMessageBatch), and the
@@ -18,17 +18,14 @@ JSON for each result, the pollers' receive waits, and whatever else runs on the 
 
 import argparse
 import os
-import pathlib
 import statistics
 import sys
 import time
 import uuid
 
-if __package__ in (None, ""):
-    sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
 from benchmarks.common import DATA, record, table
 
-COMMAND = "python benchmarks/batch.py --record"
+COMMAND = "python -m benchmarks.batch --record"
 
 
 def positions(n):
@@ -87,7 +84,7 @@ def busy_processes():
     seen = collections.Counter()
     for line in out.splitlines():
         cpu, _, command = line.strip().partition(" ")
-        if float(cpu or 0) >= 10 and "benchmarks/batch.py" not in command:
+        if float(cpu or 0) >= 10 and "benchmarks.batch" not in command:
             seen[" ".join(command.split()[:3])[:60]] += 1
     return ", ".join(f"{n} x {c}" for c, n in seen.most_common()) or "none"
 

@@ -1,6 +1,6 @@
 """How each side of a match spent its clock: seconds a move by move number, and the clock left.
 
-    .venv/bin/python benchmarks/clock_use.py benchmarks/journals/m-sf2600-r100.jsonl [MORE ...] [--record]
+    .venv/bin/python -m benchmarks.clock_use benchmarks/journals/m-sf2600-r100.jsonl [MORE ...] [--record]
 
 Reads the [%clk]s benchmarks/match.py writes after each move (the clock after the move and its
 increment), so a move's time is the clock before it plus the increment minus the clock after it. Side A
@@ -9,13 +9,9 @@ increment is read from the journal's settings (`limits`, as "10+0.1").
 """
 
 import argparse
-import pathlib
 import re
 import statistics
-import sys
 
-if __package__ in (None, ""):
-    sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
 from benchmarks.common import read_journal, record, table
 
 CLOCK = re.compile(r"\[%clk (\d+):(\d+):(\d+(?:\.\d+)?)\]")
@@ -101,7 +97,7 @@ def main():
     body = f"{text}\n\nFrom {n} games of {', '.join(args.journals)}."
     print(body)
     if args.record:
-        record("Clock use", body, "python benchmarks/clock_use.py " + " ".join(args.journals) + " --record")
+        record("Clock use", body, "python -m benchmarks.clock_use " + " ".join(args.journals) + " --record")
 
 
 if __name__ == "__main__":

@@ -1,6 +1,6 @@
 """The API fuzzed from its own OpenAPI document (Schemathesis), against `kibitz serve` on 127.0.0.1 (issue 15).
 
-    .venv/bin/python benchmarks/fuzz.py [--record] [--examples 1000] [--properties 20000]
+    .venv/bin/python -m benchmarks.fuzz [--record] [--examples 1000] [--properties 20000]
 
 For each route of /analyze and /jobs the document at /swagger?format=json describes, Schemathesis
 generates requests from the document (half fitting it, half not: wrong types, missing fields, values
@@ -19,17 +19,14 @@ tests/test_api_fuzz.py runs fuzz_api() with a few examples per route in `make te
 import argparse
 import collections
 import os
-import pathlib
 import signal
 import subprocess
 import sys
 import time
 
-if __package__ in (None, ""):
-    sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
 from benchmarks.common import ROOT, cpu_times, record, steal_since, table
 
-COMMAND = "python benchmarks/fuzz.py --record"
+COMMAND = "python -m benchmarks.fuzz --record"
 MOVETIME_CAP_MS = 50
 ROUTES = [("POST", "/analyze"), ("GET", "/analyze"), ("POST", "/jobs"), ("GET", "/jobs/{job_id}"),
           ("GET", "/jobs/{job_id}/pgn")]

@@ -1,7 +1,7 @@
 """The live analysis stream, locally (issue 33): `kibitz serve` as a process of its own on 127.0.0.1, its
 WebSocket route driven by kibitz/live_client.py.
 
-    .venv/bin/python benchmarks/live.py [--record] [--only first,nps,own,load] [--analyses 200] [--at-once 50]
+    .venv/bin/python -m benchmarks.live [--record] [--only first,nps,own,load] [--analyses 200] [--at-once 50]
 
 first  the first `info` message's latency, from sending `analyze` to receiving it, on a warm function
        (one connection, 100 positions of wac.epd, 300 ms each, cache off). Goal: p99 <= 100 ms.
@@ -29,13 +29,11 @@ import threading
 import time
 import urllib.request
 
-if __package__ in (None, ""):
-    sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
 from benchmarks.api import pct, positions, stats
 from benchmarks.common import cpu_times, record, steal_since, table
 from benchmarks.served import BANNER_S, Served, children
 
-COMMAND = "python benchmarks/live.py --record"
+COMMAND = "python -m benchmarks.live --record"
 STARTED = cpu_times()
 
 

@@ -1,6 +1,6 @@
 """Load, faults and memory over time against `kibitz serve` on 127.0.0.1 (issue 15).
 
-    .venv/bin/python benchmarks/load.py [--record] [--seconds 180] [--only plain,kill,faults]
+    .venv/bin/python -m benchmarks.load [--record] [--seconds 180] [--only plain,kill,faults]
                                         [--clients 3] [--pollers 2] [--movetime-ms 20]
 
 Each scenario starts its own `kibitz serve` (embedded moto, two pollers, a 10 s visibility timeout) and,
@@ -38,13 +38,11 @@ import threading
 import time
 import urllib.parse
 
-if __package__ in (None, ""):
-    sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
 from benchmarks.api import pct, positions
 from benchmarks.common import cpu_times, record, steal_since, table
 from benchmarks.served import Served
 
-COMMAND = "python benchmarks/load.py --record"
+COMMAND = "python -m benchmarks.load --record"
 WARMUP_S = 30
 JOB_POSITIONS = 30
 JOB_EVERY_S = 4

@@ -1,7 +1,7 @@
 """One long-lived AnalyzeFunction process (issue 15): 10 000 warm requests, and its memory and overhead
 at the end against the start.
 
-    .venv/bin/python benchmarks/longlived.py [--record] [--requests 10000] [--movetime-ms 10]
+    .venv/bin/python -m benchmarks.longlived [--record] [--requests 10000] [--movetime-ms 10]
 
 AnalyzeFunction's handler runs in this process, as one warm Lambda container does (benchmarks/api.py's
 Handler: the function as `kibitz invoke` runs it, engine.analyse() timed). The requests are a mix: POST
@@ -17,20 +17,17 @@ import argparse
 import gc
 import json
 import os
-import pathlib
 import random
 import statistics
 import sys
 import time
 
-if __package__ in (None, ""):
-    sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
 from benchmarks.api import Handler, pct, positions, post
 from benchmarks.common import cpu_times, record, steal_since, table
 from benchmarks.served import rss_mb
 from kibitz.apigateway import proxy_event
 
-COMMAND = "python benchmarks/longlived.py --record"
+COMMAND = "python -m benchmarks.longlived --record"
 WINDOW = 500
 
 

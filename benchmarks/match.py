@@ -1,10 +1,10 @@
 """Matches: Kibitz against reference engines or against itself, with Elo intervals and an SPRT mode.
 
-    .venv/bin/python benchmarks/match.py stockfish --elo 2400 --games 100 --tc 10+0.1 [--record]
-    .venv/bin/python benchmarks/match.py fairymax --games 100 --tc 10+0.1
-    .venv/bin/python benchmarks/match.py self --a-opt RfpMargin=100 --b-opt RfpMargin=75 --sprt 0 10 \
+    .venv/bin/python -m benchmarks.match stockfish --elo 2400 --games 100 --tc 10+0.1 [--record]
+    .venv/bin/python -m benchmarks.match fairymax --games 100 --tc 10+0.1
+    .venv/bin/python -m benchmarks.match self --a-opt RfpMargin=100 --b-opt RfpMargin=75 --sprt 0 10 \
         --games 2000 --nodes 10000 --strength "RFP margin 100"     (an A/B of parameters of one build)
-    .venv/bin/python benchmarks/match.py self --b-dir /work/wt/base --sprt 0 5 --nodes 20000 ...
+    .venv/bin/python -m benchmarks.match self --b-dir /work/wt/base --sprt 0 5 --nodes 20000 ...
                                                                  (this checkout against another one)
 
 Each opening of the 2-move book (training/data/openings_noob_2moves.epd, shuffled with --seed) is
@@ -43,8 +43,6 @@ import chess
 import chess.engine
 import chess.pgn
 
-if __package__ in (None, ""):
-    sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
 from benchmarks.adjudication import Adjudicator
 from benchmarks.common import ROOT, find_engine, record, table
 from benchmarks.sprt import Pentanomial, sprt_state
@@ -383,7 +381,7 @@ def main(argv=None):
         with open(args.pgn, "w") as f:
             for g in match.games:
                 print(g, file=f, end="\n\n")
-    command = " ".join(["benchmarks/match.py"] + (argv if argv is not None else sys.argv[1:]))
+    command = " ".join(["python -m benchmarks.match"] + (argv if argv is not None else sys.argv[1:]))
     if args.record:
         record_match(match, label, limits, command, args.a_opt)
     if args.strength:
@@ -415,7 +413,7 @@ def record_match(match, label, limits, command, a_opts=()):
         "Openings: the 2-move book, each played with both colours. Each row's command says how many games ran "
         "at once (--concurrency, default 2: one per core). Problems: illegal moves, crashes and time losses by "
         "either engine. Intervals from game pairs (pentanomial)."))
-    record("Matches", header + "\n" + "\n".join(rows) + "\n\n" + footnote, "python benchmarks/match.py ... --record")
+    record("Matches", header + "\n" + "\n".join(rows) + "\n\n" + footnote, "python -m benchmarks.match ... --record")
 
 
 def record_strength(match, name, limits, command):

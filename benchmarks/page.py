@@ -1,7 +1,7 @@
 """The page's first load (issue 14): compressed bytes over the wire, and time until it is interactive,
 measured in Debian's chromium against `kibitz serve` on 127.0.0.1.
 
-    .venv/bin/python benchmarks/page.py [--record] [--runs 7]
+    .venv/bin/python -m benchmarks.page [--record] [--runs 7]
 
 Each run is a first visit: a new browser context (empty cache), the page loaded from
 http://127.0.0.1:PORT/. Bytes: every response's body as sent (gzip where `kibitz serve` compresses, as
@@ -14,18 +14,15 @@ also imports PageFunction (its cold start here): the first run is reported on it
 
 import argparse
 import os
-import pathlib
 import re
 import statistics
 import subprocess
 import sys
 import threading
 
-if __package__ in (None, ""):
-    sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
 from benchmarks.common import ROOT, record, table
 
-COMMAND = "python benchmarks/page.py --record"
+COMMAND = "python -m benchmarks.page --record"
 CHROMIUM = os.environ.get("KIBITZ_CHROMIUM", "/usr/bin/chromium")
 CHROMIUM_ARGS = ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                  "--disable-background-networking", "--disable-component-update", "--disable-sync"]

@@ -1,6 +1,6 @@
 """Two matches on the same openings, pair by pair: did the second score more than the first?
 
-    .venv/bin/python benchmarks/pairs.py NEW.jsonl OLD.jsonl
+    .venv/bin/python -m benchmarks.pairs NEW.jsonl OLD.jsonl
 
 Two ladder runs with the same --seed play the same openings, each twice with colours reversed (a pair).
 Comparing them pair by pair takes out the openings' own spread, which an interval on each run alone
@@ -11,12 +11,8 @@ the same opening position, count.
 
 import argparse
 import math
-import pathlib
 import re
-import sys
 
-if __package__ in (None, ""):
-    sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
 from benchmarks.common import read_journal
 
 FEN = re.compile(r'\[FEN "([^"]*)"\]')

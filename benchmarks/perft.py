@@ -1,6 +1,6 @@
 """Perft speed: Kibitz's compiled module beside python-chess and Stockfish, in one run.
 
-    .venv/bin/python benchmarks/perft.py [--record]
+    .venv/bin/python -m benchmarks.perft [--record]
 
 Bulk-counted perft of the start position to depth 6 and Kiwipete to depth 5. python-chess is far
 too slow for those depths, so it runs two plies shallower; its rate is what is compared.
@@ -15,8 +15,6 @@ import time
 
 import chess
 
-if __package__ in (None, ""):
-    sys.path.insert(0, str(__import__("pathlib").Path(__file__).resolve().parents[1]))
 from benchmarks.common import find_engine, record, table
 
 POSITIONS = [
@@ -103,7 +101,7 @@ def main():
     print(out)
     if args.record:
         record("Perft", out + "\n\nSingle thread each, bulk counting at the leaves. Goal: Kibitz ≥ 0.25 × Stockfish.",
-               "python benchmarks/perft.py --record")
+               "python -m benchmarks.perft --record")
 
 
 if __name__ == "__main__":

@@ -1,6 +1,6 @@
 """Game review and the shared analysis cache, locally (issue 13).
 
-    .venv/bin/python benchmarks/review.py [--record] [--only again,opening,hit] [--movetime-ms 300]
+    .venv/bin/python -m benchmarks.review [--record] [--only again,opening,hit] [--movetime-ms 300]
 
 again    a 40-move game (Fischer-Spassky 1972, game 6: 82 positions) reviewed twice through the jobs path
          in this process (kibitz review's: moto on 127.0.0.1, two pollers running BatchFunction,
@@ -24,15 +24,13 @@ import random
 import sys
 import time
 
-if __package__ in (None, ""):
-    sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
 from benchmarks.api import pct, positions, stats
 from benchmarks.common import cpu_times, record, steal_since, table
 from kibitz import template
 from kibitz.apigateway import proxy_event
 from kibitz.runtime import FunctionRuntime
 
-COMMAND = "python benchmarks/review.py --record"
+COMMAND = "python -m benchmarks.review --record"
 STARTED = cpu_times()
 OPENING = ["e2e4", "e7e5", "g1f3", "b8c6", "f1b5", "a7a6", "b5a4", "g8f6", "e1g1", "f8e7"]
 

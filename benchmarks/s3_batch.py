@@ -1,11 +1,12 @@
 """Jobs read from S3, end to end on this machine (issue 35): moto's S3 + SQS + DynamoDB, JobsFunction in this
-process, BatchFunction in 2 poller processes. A 10,000-position PGN (benchmarks/s3_games.py) and a gzip EPD;
+process, BatchFunction in 2 poller processes. A 10,000-position PGN (collection() below: games the
+engine plays against itself at 64 nodes a move from the balanced openings, deterministic) and a gzip EPD;
 one chunk poisoned (its message re-sent naming another ETag: it fails on every delivery) and a poller killed
 mid-chunk. Checked: every position's result in results.jsonl once, the annotated PGN read back by python-chess
 (test oracle), the poisoned chunk named in the job's failures and its message in the dead-letter queue.
 Measured: positions per second per poller against the ideal 1000 / movetime, and the pollers' memory.
 
-    .venv/bin/python benchmarks/s3_batch.py [--positions 10000] [--movetime-ms 20] [--record]
+    .venv/bin/python -m benchmarks.s3_batch [--positions 10000] [--movetime-ms 20] [--record]
 
 --compare OLD_TREE (issue 69): the same PGN and EPD jobs analysed by the BatchFunction of another checkout
 (OLD_TREE: a commit's files with its engine built, e.g. the one before 69.1) and by this one's, one after the
@@ -13,7 +14,7 @@ other against one moto, the analysis cache emptied before each job; the AWS call
 (the analysis cache's table and the rest of DynamoDB apart; S3 by method), the seconds from submission to
 the output, and positions a second a poller against the ideal.
 
-    .venv/bin/python benchmarks/s3_batch.py --compare /tmp/old --positions 3000 --movetime-ms 20 [--record]
+    .venv/bin/python -m benchmarks.s3_batch --compare /tmp/old --positions 3000 --movetime-ms 20 [--record]
 """
 
 import argparse
@@ -28,11 +29,9 @@ import threading
 import time
 import uuid
 
-if __package__ in (None, ""):
-    sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
-from benchmarks.common import cpu_times, record, steal_since, table
+from benchmarks.common import DATA, cpu_times, record, steal_since, table
 
-COMMAND = "python benchmarks/s3_batch.py --record"
+COMMAND = "python -m benchmarks.s3_batch --record"
 POLLERS = 2
 BATCH = 2
 
@@ -127,6 +126,48 @@ class Run:
         return lines, get(out["pgn"]).decode() if out["pgn"] else None
 
 
+# The game collection (issue 35's former benchmarks/s3_games.py): the engine's own moves, so every one is legal.
+NODES = 64  # a move in ~1 ms: the games need to be legal and varied, not good
+MAX_PLIES = 80
+
+
+def openings():
+    for line in (DATA / "openings_uho_6mvs.epd").read_text().splitlines():
+        fields = line.split()
+        if len(fields) >= 4:
+            yield " ".join(fields[:4]) + " 0 1"
+
+
+def game(fen):
+    """(moves, result) of a game the engine plays against itself from fen."""
+    import engine
+
+    moves = []
+    while len(moves) < MAX_PLIES:
+        found = engine.analyse(fen, moves, nodes=NODES)
+        if found.best_move is None:  # checkmate, stalemate or a draw by rule
+            side = fen.split()[1] if len(moves) % 2 == 0 else ("b" if fen.split()[1] == "w" else "w")
+            result = ("0-1" if side == "w" else "1-0") if found.terminal == "checkmate" else "1/2-1/2"
+            return moves, result
+        moves.append(found.best_move)
+    return moves, "*"
+
+
+def collection(positions):
+    """PGN text of whole games with at least `positions` positions (plies + 1 each) in all, and its count."""
+    from engine.pgn import write_game
+
+    texts, total = [], 0
+    for n, fen in enumerate(openings(), 1):
+        moves, result = game(fen)
+        texts.append(write_game(fen, moves, {"Event": "Kibitz S3 benchmark", "Round": str(n), "White": "Kibitz",
+                                             "Black": "Kibitz"}, result))
+        total += len(moves) + 1
+        if total >= positions:
+            return "\n".join(texts), total
+    raise SystemExit(f"the openings give only {total} positions")
+
+
 class CallCounts:
     """WSGI middleware around moto's application: the calls it answers, by service and operation, DynamoDB's by
     table too (the analysis cache apart from the jobs table), so that a figure says what AWS would bill."""
@@ -164,7 +205,6 @@ def calls_between(before, after):
 
 def compare(args):
     """Issue 69: another checkout's BatchFunction and this one's on the same jobs, one after the other."""
-    from benchmarks.s3_games import collection
     from engine.board import Board
     from engine.pgn import read_games
     from kibitz.eventsource import SqsEventSource
@@ -246,7 +286,7 @@ def compare(args):
     print(body)
     if args.record:
         record("Batch from S3, before and after issue 69 (local)", body,
-               f"python benchmarks/s3_batch.py --compare OLD --positions {args.positions} --movetime-ms "
+               f"python -m benchmarks.s3_batch --compare OLD --positions {args.positions} --movetime-ms "
                f"{args.movetime_ms} --record")
 
 
@@ -258,7 +298,6 @@ def check_once(lines, total):
 def main():
     import chess.pgn
 
-    from benchmarks.s3_games import collection
     from kibitz.eventsource import SqsEventSource
 
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)

@@ -1,18 +1,18 @@
 """Search benchmarks: bench signature and speed, deadline adherence, WAC and STS solving.
 
-    .venv/bin/python benchmarks/search.py bench            # `bench` in a fresh process: nodes, nps
-    .venv/bin/python benchmarks/search.py bench-ab --b-dir /work/wt/base [--runs 5]
+    .venv/bin/python -m benchmarks.search bench            # `bench` in a fresh process: nodes, nps
+    .venv/bin/python -m benchmarks.search bench-ab --b-dir /work/wt/base [--runs 5]
         # bench here and in another built checkout, in turns; nodes/s side by side and their ratio
-    .venv/bin/python benchmarks/search.py nps              # start position, 1 s
-    .venv/bin/python benchmarks/search.py deadline [--n 240]   # overshoot of movetimes 50 ms .. 2 s
-    .venv/bin/python benchmarks/search.py wac [--ms 1000]  # Win At Chess, 300 positions
-    .venv/bin/python benchmarks/search.py sts [--ms 200]   # Strategic Test Suite, 1500 positions
-    .venv/bin/python benchmarks/search.py wac --nodes 1100000 [--param RfpMargin=75]
+    .venv/bin/python -m benchmarks.search nps              # start position, 1 s
+    .venv/bin/python -m benchmarks.search deadline [--n 240]   # overshoot of movetimes 50 ms .. 2 s
+    .venv/bin/python -m benchmarks.search wac [--ms 1000]  # Win At Chess, 300 positions
+    .venv/bin/python -m benchmarks.search sts [--ms 200]   # Strategic Test Suite, 1500 positions
+    .venv/bin/python -m benchmarks.search wac --nodes 1100000 [--param RfpMargin=75]
         # a fixed node count instead of the clock: the same answer on a busy or a quiet host, to compare
         # settings; lists the misses (not recorded: the goal is at 1 s)
-    .venv/bin/python benchmarks/search.py smp-depth [--depth 12]   # time to a fixed depth, 2 threads vs 1,
+    .venv/bin/python -m benchmarks.search smp-depth [--depth 12]   # time to a fixed depth, 2 threads vs 1,
                                                                    # and the depth reached at --ms (1 s)
-    .venv/bin/python benchmarks/search.py smp-stress [--n 1000]    # two-thread searches at 10 ms .. 2 s
+    .venv/bin/python -m benchmarks.search smp-stress [--n 1000]    # two-thread searches at 10 ms .. 2 s
     add --record to write the table into docs/benchmarks.md
 
 Goals: bench >= 1.0 M nodes/s with the net (issue 11); overshoot
@@ -33,8 +33,6 @@ import time
 
 import chess
 
-if __package__ in (None, ""):
-    sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
 from benchmarks.common import DATA, ROOT, record, table
 
 
@@ -260,7 +258,7 @@ def main():
                   "nps": "Search speed: 1 s", "deadline": "Deadline adherence",
                   "wac": "WAC", "sts": "STS", "smp-depth": "Lazy SMP: time to depth",
                   "smp-stress": "Lazy SMP: two-thread searches"}
-        record(titles[args.what], out, f"python benchmarks/search.py {' '.join(sys.argv[1:]).replace(' --record', '')}"
+        record(titles[args.what], out, f"python -m benchmarks.search {' '.join(sys.argv[1:]).replace(' --record', '')}"
                " --record")
 
 

@@ -1,9 +1,9 @@
 """SPSA: tune the search's numbers (engine/params.py) by self-play game pairs, as fishtest tunes Stockfish's.
 
-    .venv/bin/python benchmarks/spsa.py --journal /work/data/spsa-1.jsonl --iterations 3000 --nodes 10000
-    .venv/bin/python benchmarks/spsa.py --journal ... --tc 5+0.05 --param RfpMargin,100,0,300,10,0.002 ...
-    .venv/bin/python benchmarks/spsa.py --journal ... --adjudicate   # games end by fishtest's rules: cheaper
-    .venv/bin/python benchmarks/spsa.py --journal ... --show        # where a run stands, without playing
+    .venv/bin/python -m benchmarks.spsa --journal /work/data/spsa-1.jsonl --iterations 3000 --nodes 10000
+    .venv/bin/python -m benchmarks.spsa --journal ... --tc 5+0.05 --param RfpMargin,100,0,300,10,0.002 ...
+    .venv/bin/python -m benchmarks.spsa --journal ... --adjudicate   # games end by fishtest's rules: cheaper
+    .venv/bin/python -m benchmarks.spsa --journal ... --show        # where a run stands, without playing
 
 Each iteration draws a random sign for every parameter, plays one game pair (an opening of the 2-move
 book, colours swapped) between the values moved up and down by c_k along those signs, and moves every
@@ -32,8 +32,6 @@ import sys
 import threading
 import time
 
-if __package__ in (None, ""):
-    sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
 from benchmarks.common import ROOT
 from benchmarks.match import Limits, Player, openings, play_game, truncate_torn_tail
 from engine.params import PARAMS
@@ -283,7 +281,7 @@ def main(argv=None):
         finally:
             pairs.close()
     if args.record:
-        record(run, "python benchmarks/spsa.py " + " ".join(argv if argv is not None else sys.argv[1:]))
+        record(run, "python -m benchmarks.spsa " + " ".join(argv if argv is not None else sys.argv[1:]))
     print(run.status(), flush=True)
 
 

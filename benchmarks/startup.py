@@ -1,6 +1,6 @@
 """Cold start of the engine: fresh processes, import + table build, and `uci` -> `uciok`.
 
-    .venv/bin/python benchmarks/startup.py [--runs 20] [--record]
+    .venv/bin/python -m benchmarks.startup [--runs 20] [--record]
 
 Goals (engine core issue): import of the compiled engine plus table build <= 150 ms; the UCI program
 answers `uciok` within 0.5 s of starting.
@@ -12,8 +12,6 @@ import subprocess
 import sys
 import time
 
-if __package__ in (None, ""):
-    sys.path.insert(0, str(__import__("pathlib").Path(__file__).resolve().parents[1]))
 from benchmarks.common import ROOT, record, table
 
 PROBE = (
@@ -71,7 +69,7 @@ def main():
     out = table(["fresh process, ms", "median", "p90", "max", "goal"], rows)
     print(out)
     if args.record:
-        record("Start-up", out + f"\n\n{args.runs} fresh processes each.", "python benchmarks/startup.py --record")
+        record("Start-up", out + f"\n\n{args.runs} fresh processes each.", "python -m benchmarks.startup --record")
 
 
 if __name__ == "__main__":

@@ -21,8 +21,6 @@ import time
 import chess
 import chess.engine
 
-if __package__ in (None, ""):
-    sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
 from benchmarks.answers import api_search, net_spec
 from benchmarks.common import ROOT, cpu_times, find_engine, record, steal_since, table
 

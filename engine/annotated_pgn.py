@@ -12,8 +12,10 @@ two decimals, or `#N` / `#-N` for a mate in N for White / for Black (`#0`: the s
 mated, as python-chess reads it). Inaccuracies, mistakes and blunders (engine/review.py: Lichess's
 marks) carry their glyph (`?!`, `?`, `??`, which PGN readers take as the NAGs $6, $2, $4), Lichess's
 comment ("Blunder. Bxf7+ was best.", or "Checkmate is now unavoidable. ..." / "Lost forced checkmate
-sequence. ..." for a mate turned round), and the search's line from the position before the move as
-a variation (at most VARIATION_PLIES plies).
+sequence. ..." for a mate turned round), the coach's reason when the review has one ("Blunder. d3 was
+best. Loses the queen on e2: Qxe4+ Qe2 Nxe2."; engine/review.py; where nothing simple explains the
+move, what it costs: "Blunder. Bxf7+ was best: the score goes from -0.98 to -3.63."), and the search's
+line from the position before the move as a variation (at most VARIATION_PLIES plies).
 
 The game's own tags are kept (a Chess960 game's Variant, SetUp and FEN too, written when the game had
 none). Header tags beyond them: Annotator, WhiteAccuracy / BlackAccuracy (engine/review.py's
@@ -80,7 +82,12 @@ def write_game(game, evals, review):
         comment = [eval_text(after)] if after is not None else []
         if mr.judgement and mr.best:
             best_san = line_san(board, [mr.best])[0]
-            comment.append(f"{mr.comment}. {best_san} was best.")
+            if mr.reason is not None and mr.reason.kind == "loses":  # nothing simple: what it costs
+                comment.append(f"{mr.comment}. {reason_text(mr.reason).replace(' was better: ', ' was best: ', 1)}")
+            else:
+                comment.append(f"{mr.comment}. {best_san} was best.")
+                if mr.reason is not None:
+                    comment.append(reason_text(mr.reason))
         if comment:
             tokens.append("{ " + " ".join(comment) + " }")
             numbered = True
@@ -90,6 +97,11 @@ def write_game(game, evals, review):
         board.push_uci(move)
     tokens.append(result)
     return header + "\n\n" + _wrap(tokens) + "\n"
+
+
+def reason_text(reason):
+    """A reason's sentence as a PGN comment may hold it (no braces)."""
+    return reason.sentence().replace("{", "(").replace("}", ")")
 
 
 def _variation(start_fen, ply, board, ev):

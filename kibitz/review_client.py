@@ -103,6 +103,9 @@ def summary_lines(game):
     worst = [f"{f['move']} ({_said(f)}{f['best']} was best)" for f in game["flagged"] if f["judgement"] != "inaccuracy"]
     if worst:
         lines.append("  mistakes and blunders: " + ", ".join(worst))
+    for f in game["flagged"]:  # each marked move's reason (engine/coach), one a line
+        if f.get("reason"):
+            lines.append(f"    {f['move']} {f['reason']['text']}")
     return lines
 
 

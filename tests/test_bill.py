@@ -346,8 +346,8 @@ def test_functions_on_powertools_take_turns_in_one_process():
     assert analyze_rt._turns is jobs_rt._turns  # the same lock
 
 
-@pytest.mark.parametrize("script", ["fuzz.py", "load.py", "longlived.py"])
+@pytest.mark.parametrize("script", ["fuzz", "load", "longlived"])
 def test_the_long_runs_say_what_they_do(script):
-    proc = subprocess.run([sys.executable, f"benchmarks/{script}", "--help"], cwd=ROOT, capture_output=True,
+    proc = subprocess.run([sys.executable, "-m", f"benchmarks.{script}", "--help"], cwd=ROOT, capture_output=True,
                           text=True, timeout=60)
     assert proc.returncode == 0 and "--record" in proc.stdout

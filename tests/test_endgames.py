@@ -8,7 +8,8 @@ from these positions, and rook and queen took up to 31 moves.
 
 And endings that cannot be won are not scored as won: material short of a mate (scaled toward a draw), the
 wrong bishop's corner (a draw at every node), and, with a UCI game's kept table, drawn endings of ladder games
-that earlier builds scored +15 to +19 (benchmarks/endgame_claims.py counts more of them).
+that earlier builds scored +15 to +19 (the one-off benchmarks/endgame_claims.py, removed
+in issue 67, counted more of them: docs/strength.md).
 """
 
 import chess

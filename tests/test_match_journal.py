@@ -108,7 +108,7 @@ def test_kill_int_stops_a_match_started_in_the_background(tmp_path):
     """A shell starts `match.py ... &` with SIGINT ignored; `kill -INT` must still finish the pairs under
     way and stop, leaving the journal whole (it once did nothing, and the match ran on)."""
     journal = tmp_path / "m.jsonl"
-    cmd = [sys.executable, "benchmarks/match.py", "self", "--nodes", "300", "--games", "200",
+    cmd = [sys.executable, "-m", "benchmarks.match", "self", "--nodes", "300", "--games", "200",
            "--concurrency", "1", "--journal", str(journal)]
     proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN))

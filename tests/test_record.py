@@ -52,7 +52,7 @@ def test_record_replaces_the_recorded_part_and_keeps_what_is_below_the_mark(tmp_
                    f"{report.KEEP_BELOW}\n\nAn earlier run, written by hand.\n\n## Perft\n\nthe next section\n")
     monkeypatch.setattr(report, "DOC", doc)
     for run in ("| first rerun |", "| second rerun |"):
-        report.record("WAC", run, "python benchmarks/search.py wac --record")
+        report.record("WAC", run, "python -m benchmarks.search wac --record")
         text = doc.read_text()
         assert run in text and "| old table |" not in text and "`old command`" not in text
         assert text.count(report.KEEP_BELOW) == 1

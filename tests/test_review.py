@@ -337,6 +337,7 @@ def read_annotated(text, games=1):
                 (nag,) = node.nags
                 assert NAG_OF[nag] == mark, (node.move, nag, mark)
                 assert node.parent.variations[1:] and "was best" in node.comment  # the better line, what it was
+                assert not node.comment.strip().endswith("was best."), node.comment  # the reason follows
             judged.append((node, mark))
             previous = node.eval()
         out.append((game, judged))
@@ -393,6 +394,8 @@ def test_a_review_marks_the_known_blunder_and_reads_back_in_python_chess(s, monk
     assert game["judgements"]["white"]["blunder"] >= 1
     at_ply_8 = [f for f in game["flagged"] if f["ply"] == 8]
     assert len(at_ply_8) == 1 and (at_ply_8[0]["move"], at_ply_8[0]["judgement"]) == ("5. Nxf7??", "blunder")
+    assert all(f["reason"]["text"] and f["reason"]["side"] == ("white" if f["ply"] % 2 == 0 else "black")
+               for f in game["flagged"])  # every marked move says why (engine/coach)
     assert game["accuracy"]["white"] < game["accuracy"]["black"] and game["acpl"]["white"] > game["acpl"]["black"]
     assert len(game["win_chances"]) == 15 and game["win_chances"][-1] == 2.5  # Black mated White: -10.00
     status, text, response = get_pgn(s, job_id)
@@ -444,6 +447,7 @@ def test_kibitz_review_of_a_40_move_game_at_300_ms(tmp_path):
     assert re.search(r"game 1: Fischer, Robert James - Spassky, Boris V \(1-0\), 81 plies", proc.stdout)
     assert re.search(r"White +\d+\.\d +\d+ ", proc.stdout) and re.search(r"Black +\d+\.\d +\d+ ", proc.stdout)
     assert "82/82" in proc.stderr  # the progress bar got to the end (81 plies, 82 positions)
+    assert re.search(r"^    \d+\.(\.\.)? \S+(\?!|\?\?|\?) [A-Za-z].*\.$", proc.stdout, re.M)  # a marked move's reason
     ((read, judged),) = read_annotated(out.read_text())
     assert len(judged) == 81 and read.headers["Result"] == "1-0"
     svg = ET.parse(graphs / "game-1.svg").getroot()
@@ -461,3 +465,17 @@ def test_kibitz_review_explains_a_bad_pgn(tmp_path):
                           capture_output=True, text=True, timeout=60)
     assert proc.returncode == 1 and "expected a .pgn file" in proc.stderr
     assert pathlib.Path(bad).exists()
+
+
+def test_kibitz_review_prints_each_marked_moves_reason():
+    from kibitz.review_client import summary_lines
+
+    reason = {"kind": "allows_mate", "side": "white", "text": "Allows mate in 1: Nf3#.", "pieces": ["knight"],
+              "squares": ["f3"], "moves": ["d4f3"], "san": ["Nf3#"], "material": None, "mate": -1, "themes": []}
+    game = {"game": 1, "white": "Greed", "black": "Trap", "result": "0-1", "plies": 14,
+            "accuracy": {"white": 54.6, "black": 79.2}, "acpl": {"white": 177, "black": 39},
+            "judgements": {side: {"inaccuracy": 0, "mistake": 0, "blunder": 1} for side in ("white", "black")},
+            "flagged": [{"ply": 12, "move": "7. Be2??", "judgement": "blunder", "best": "Qe2",
+                         "comment": "Checkmate is now unavoidable", "reason": reason}]}
+    lines = summary_lines(game)
+    assert "    7. Be2?? Allows mate in 1: Nf3#." in lines

@@ -9,6 +9,9 @@ mateIn2, hangingPiece, promotion, exchange).
 """
 
 import dataclasses
+import re
+
+_PAWN_MOVE = re.compile(r"[a-h](x[a-h])?[1-8]\b")  # SAN of a pawn's move starts the text: keep its letter small
 
 # kind -> what it says
 KINDS = {
@@ -64,6 +67,8 @@ class Reason:
         return out
 
     def sentence(self):
-        """The text as a sentence: capital first letter, full stop."""
+        """The text as a sentence: capital first letter (not a pawn's move: "e6 was better"), full stop."""
         t = self.text
-        return (t[:1].upper() + t[1:]).rstrip(".") + "."
+        if not _PAWN_MOVE.match(t):
+            t = t[:1].upper() + t[1:]
+        return t.rstrip(".") + "."

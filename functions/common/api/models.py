@@ -76,6 +76,10 @@ class SearchLimits(BaseModel):
     cache: CacheMode = Field("on", description="the shared analysis cache: on (answer from it when it holds an "
                                                "analysis at least as deep, else search and keep), off (no read, no "
                                                "write), refresh (search, then write)")
+    tablebases: bool = Field(True, description="the endgame tables (every position of up to four pieces): a "
+                                               "position within them is answered from them (`tablebase`), a "
+                                               "search scores the positions it reaches within them by them; "
+                                               "false searches as if there were none")
 
 
 class RequestLimits(SearchLimits):
@@ -234,6 +238,19 @@ class LineAnswer(BaseModel):
     reason: ReasonAnswer | None = Field(None, description="what the line shows (with `explain`)")
 
 
+class TablebaseAnswer(BaseModel):
+    """A position within the endgame tables (up to four pieces, no castling rights; docs/tablebases.md). The
+    tables measure the distance to mate without the fifty-move rule: the category is the result with best
+    play, and a position whose mate would come after the fifty-move count runs out is searched instead
+    (no `tablebase`), so no cursed win or blessed loss is ever claimed."""
+
+    category: Literal["win", "draw", "loss"] = Field(description="the result for the side to move with best play")
+    dtm: int | None = Field(None, description="moves to mate, signed as `mate`: > 0 the side to move mates, < 0 it "
+                                              "is mated; null for a draw")
+    best: list[str] = Field(description="every move that keeps the result at the best distance, UCI")
+    best_san: list[str] = Field(description="the same moves in SAN")
+
+
 class EngineInfo(BaseModel):
     name: str
     version: str
@@ -269,6 +286,9 @@ class AnalysisAnswer(BaseModel):
     lines: list[LineAnswer] = Field(description="one per multipv, best first")
     cached: bool = Field(description="answered from the shared analysis cache (the figures are those of the "
                                      "search that made it)")
+    tablebase: TablebaseAnswer | None = Field(None, description="the endgame tables' answer for a position within "
+                                                                "them; null otherwise (or with tablebases false)")
+    tbhits: int = Field(0, description="endgame table probes this answer made")
     engine: EngineInfo
     reason: ReasonAnswer | None = Field(None, description="the best move's reason (with `explain`)")
     threat: ThreatAnswer | None = Field(None, description="the opponent's threat (with `threats`); null when not "
@@ -309,8 +329,8 @@ class AnalysisAnswer(BaseModel):
         board = Board(found.fen, chess960=found.chess960) if found.lines else None  # once for every line's SAN
         lines = [LineAnswer(multipv=line.multipv, score=score_answer(line.score),
                             score_white=score_answer(line.score.for_white(side)),
-                            wdl=wdl_answer(wdl.wdl(line.score, m)), depth=line.depth,
-                            seldepth=line.seldepth, pv=list(line.pv), pv_san=line_san(board, line.pv),
+                            wdl=wdl_answer(wdl.exact(line.score) if found.tablebase else wdl.wdl(line.score, m)),
+                            depth=line.depth, seldepth=line.seldepth, pv=list(line.pv), pv_san=line_san(board, line.pv),
                             reason=reason_answer(line.reason))
                  for line in found.lines]
         pv_san = lines[0].pv_san if lines else []
@@ -328,6 +348,7 @@ class AnalysisAnswer(BaseModel):
             win_chance=round(wdl.win_chance_white(*triple, side), 1), depth=found.depth, seldepth=found.seldepth,
             nodes=found.nodes, nps=found.nps, time_ms=found.time_ms, budget_ms=budget_ms, hash_mb=hash_mb,
             threads=threads, hashfull=found.hashfull, pv=list(found.pv), pv_san=pv_san, lines=lines, cached=cached,
+            tablebase=TablebaseAnswer(**found.tablebase) if found.tablebase else None, tbhits=found.tbhits,
             engine=EngineInfo(name=engine.NAME, version=engine.__version__, backend=found.backend),
             reason=reason_answer(found.reason), threat=threat_answer(found.threat),
         )

@@ -9,7 +9,14 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator, model_validator
 from pydantic_core import PydanticCustomError
 
-from functions.common.api.models import AnalysisAnswer, PositionFields, RequestLimits, SearchLimits, Variant
+from functions.common.api.models import (
+    AnalysisAnswer,
+    PositionFields,
+    ReasonAnswer,
+    RequestLimits,
+    SearchLimits,
+    Variant,
+)
 from functions.common.jobs.limits import S3_WAY
 from functions.common.jobs.positions import MAX_POSITIONS
 from functions.common.jobs.s3.models import S3Progress, SourceFields
@@ -133,6 +140,8 @@ class FlaggedMove(BaseModel):
     comment: str = Field(description="Lichess's words: Inaccuracy, Mistake, Blunder, or Checkmate is now "
                                      "unavoidable / Lost forced checkmate sequence for a mate let in / let go")
     best: str | None = Field(description="the search's move in SAN")
+    reason: ReasonAnswer | None = Field(None, description="why the move is marked, from the best line before it "
+                                                          "and the opponent's line after it (engine/coach)")
 
 
 class GameSummary(BaseModel):

@@ -19,6 +19,7 @@ from engine.result import Score
 from engine.review import GLYPHS, PositionEval, review_game
 from engine.san import line_san
 from functions.common.api.http import InputError
+from functions.common.api.models import reason_answer
 from functions.common.jobs.models import FlaggedMove, GameSummary, Judgements, SideAccuracy, SideAcpl
 
 MAX_GAMES_BYTES = 300 * 1024  # of the job item's 400 KB
@@ -52,8 +53,9 @@ def position_eval(analysis):
         return None
     s = analysis.score
     score = Score(mate=s.mate) if hasattr(s, "mate") else Score(cp=s.cp)
+    table = analysis.tablebase.category if analysis.tablebase is not None else None
     return PositionEval(side=analysis.side_to_move, score=score, pv=tuple(analysis.pv), terminal=analysis.game_over,
-                        depth=analysis.depth, material=wdl.material(analysis.fen))
+                        depth=analysis.depth, material=wdl.material(analysis.fen), tablebase=table)
 
 
 def reviewed(job, results):
@@ -63,7 +65,8 @@ def reviewed(job, results):
     for game, first in _games(job):
         evals = [position_eval(by_index.get(first + ply)) for ply in range(len(game.moves) + 1)]
         first_side = "white" if game.start_fen.split()[1] == "w" else "black"
-        out.append((game, evals, review_game(first_side, game.moves, evals)))
+        out.append((game, evals, review_game(first_side, game.moves, evals, start_fen=game.start_fen,
+                                             chess960=game.chess960)))
     return out
 
 
@@ -83,7 +86,8 @@ def flagged(game, review):
         if m.judgement:
             out.append(FlaggedMove(ply=ply, move=move_label(game.start_fen, ply, sans[ply]) + GLYPHS[m.judgement],
                                    judgement=m.judgement, comment=m.comment,
-                                   best=line_san(board, [m.best])[0] if m.best else None))
+                                   best=line_san(board, [m.best])[0] if m.best else None,
+                                   reason=reason_answer(m.reason)))
         board.push_uci(move)
     return out
 

@@ -111,7 +111,8 @@ def annotated(game, answers):
     """A game's annotated PGN from its positions' answers (a failed one leaves its moves unjudged)."""
     evals = [position_eval(a) for a in answers]
     first_side = "white" if game.start_fen.split()[1] == "w" else "black"
-    return write_game(game, evals, review_game(first_side, game.moves, evals))
+    return write_game(game, evals, review_game(first_side, game.moves, evals, start_fen=game.start_fen,
+                                               chess960=game.chess960))
 
 
 def line_of(index, pid, game, ply, line, fen, answer, error):
@@ -144,7 +145,8 @@ def run(message, s3, bucket, cache, remaining_ms):
         read.append((record, *positions_of(fmt, text, record, message.variant == "chess960")))
     batch = CacheBatch(cache) if cache is not None else None
     if batch is not None:  # the chunk's entries in as few requests as DynamoDB takes (issue 69.1)
-        batch.read([cache_key.key(p[6], game_table=fmt == "pgn") for _, positions, _ in read if positions
+        tables = message.options.tablebases
+        batch.read([cache_key.key(p[6], tables, game_table=fmt == "pgn") for _, positions, _ in read if positions
                     for p in positions])
     lines, games, index, done, failed = [], [], message.first_index, 0, 0
     for record, positions, extra in read:
