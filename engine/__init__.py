@@ -34,9 +34,10 @@ def analyse(*args, **kwargs):
     it is left unchanged).
     chess960: the position is Chess960's: castling rights in X-FEN or Shredder-FEN for any king and rook
     squares, castling moves written king-to-rook (e1h1) in `moves` and the answer.
-    tablebases: a position of up to four pieces is answered from the endgame tables (engine/tablebase.py)
-    when they are present: the best move by the table, its mate distance, the `tablebase` field. Off by
-    default until the API and the review carry the field (issue 70.4).
+    tablebases: (default True) a position of up to four pieces is answered from the endgame tables
+    (engine/tablebase.py) when they are present: the best move by the table, its mate distance, the
+    `tablebase` field; a search from more pieces scores the nodes it reaches within them by the tables.
+    False searches as if there were none (bench does, so its node count stays the search's).
     explain: every line (and `reason`, the best one's) carries the coach's reason (engine/coach): what the
     line does, in structure and in a sentence, from its own moves and static exchange.
     threats: `threat`, the opponent's best move if it were their turn (a search of the null-move position,

@@ -3,14 +3,16 @@ a search of it answers, and nothing else, so that the same position asked twice 
 a puzzle) finds the same entry.
 
     key(Board.from_moves(STARTPOS, ["e2e4", "c7c5"]))
-    # '0.1.0/4923858.<profile>/<zobrist> rnbqkbnr/pp1ppppp/8/2p5/4P3/8/PPPP1PPP/RNBQKBNR w KQkq -'
+    # '0.1.0/4923858.<profile>/<zobrist>.tb rnbqkbnr/pp1ppppp/8/2p5/4P3/8/PPPP1PPP/RNBQKBNR w KQkq -'
     # (no en-passant square: no white pawn can take on c6; no history: the last move was a pawn's)
 
 What is in it, and why:
   - the engine: its version, its bench signature (any change to search or evaluation changes it), the
     analysis profile's fingerprint (engine/profiles.py: the parameters an answer searches with) and
     the start position's Zobrist key (the history digest below is made of Zobrist keys), so an entry
-    another engine wrote is never read;
+    another engine wrote is never read; and ".tb" when the endgame tables are on (the default: a
+    search that reaches four pieces scores them by the tables), so an answer searched without them is
+    never served to a request with them, nor the other way round;
   - the pieces, the side to move and the castling rights, as FEN writes them (X-FEN), and "chess960"
     for a Chess960 position (its answer writes castling king-to-rook);
   - the en-passant square only when an en-passant capture is legal (as Board.fen() writes it): a
@@ -41,8 +43,9 @@ GAME_TABLE = "game-table"
 FIFTY_MOVE_PLIES = 100
 
 
-def engine_id():
-    """Version / bench signature.analysis profile / Zobrist fingerprint of this engine."""
+def engine_id(tablebases=True):
+    """Version / bench signature.analysis profile / Zobrist fingerprint of this engine, + ".tb" with the
+    endgame tables on."""
     global _ENGINE_ID
     if _ENGINE_ID is None:
         from engine import __version__, profiles
@@ -50,7 +53,7 @@ def engine_id():
         from engine.board import Board
 
         _ENGINE_ID = f"{__version__}/{SIGNATURE}.{profiles.fingerprint()}/{Board().key & 0xFFFFFFFF:08x}"
-    return _ENGINE_ID
+    return _ENGINE_ID + ".tb" if tablebases else _ENGINE_ID
 
 
 _ENGINE_ID = None
@@ -62,11 +65,12 @@ def history_keys(board):
     return board.keys[board.ply - back:board.ply]
 
 
-def key(board, game_table=False):
-    """The cache key of an engine.board.Board (with its game history). game_table: the search keeps the
-    game's table from its earlier positions."""
+def key(board, tablebases=True, game_table=False):
+    """The cache key of an engine.board.Board (with its game history), searched with the endgame tables on
+    or off (engine.analyse()'s `tablebases`). game_table: the search keeps the game's table from its earlier
+    positions."""
     board_field, side, castling, ep = board.fen().split()[:4]
-    parts = [engine_id(), board_field, side, castling, ep]
+    parts = [engine_id(tablebases), board_field, side, castling, ep]
     if board.chess960:
         parts.append("chess960")
     if board.halfmove_clock >= CLOCK_IN_KEY_FROM:

@@ -54,7 +54,7 @@ from engine.params import DEFAULTS, INDEX
 def run(fen=STARTPOS, moves=(), movetime_ms=None, depth=None, nodes=None, multipv=1,
         hash_mb=limits.DEFAULT_HASH_MB, *, wtime=None, btime=None, winc=0, binc=0, movestogo=None,
         infinite=False, stop=None, on_info=None, claim_draws=True, params=None, board=None, started_ns=None,
-        threads=1, game=None, chess960=False, tablebases=False, profile=None):
+        threads=1, game=None, chess960=False, tablebases=True, profile=None):
     """engine.analyse(), which documents the arguments."""
     started = time.monotonic_ns() if started_ns is None else started_ns
     params = profiles.settings(profile or ("game" if game is not None else "analysis"), params)

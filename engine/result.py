@@ -69,7 +69,8 @@ class Analysis:
     backend: str = ""  # "aot" or "jit"
     chess960: bool = False  # a Chess960 position: castling in the moves is king-to-rook (e1h1)
     # A position within the endgame tables (engine/tablebase.py, docs/tablebases.md): {"category": "win" |
-    # "draw" | "loss", "dtm": signed moves to mate (absent for a draw), "best": the UCI moves that keep it}
+    # "draw" | "loss", "dtm": signed moves to mate (absent for a draw), "best": the UCI moves that keep it,
+    # "best_san": the same in SAN}
     tablebase: dict | None = None
     tbhits: int = 0  # table probes this answer made
     reason: object = None  # the best line's engine.coach.Reason (analyse(explain=True)); else None

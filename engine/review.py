@@ -32,6 +32,12 @@ each move's loss of the mover's score in centipawns (clamped to +-1000, a mate c
 least 0), averaged per side and rounded. The move that mates is neither marked nor counted: Lichess
 keeps no analysis of a mated position.
 
+Endgame tables (docs/tablebases.md): where the position before a move is within the tables and the one
+after it is too (or is the game's end), the move is judged by the tables' results, not the scores: a move
+that keeps the mover's result (a win still a win, however much slower; a draw a draw; a loss a loss) is
+never marked, and one that throws a result away (a win to a draw or a loss, a draw to a loss) is a
+blunder whatever the scores say. Accuracy and ACPL still come from the scores.
+
 Reasons: given the game's start (review_game(..., start_fen=...)), every marked move carries the coach's
 reason (engine/coach explain_move), made from the two lines the review already has: the best line of
 the position before the move, and the opponent's line after it. Nothing is searched for it.
@@ -49,6 +55,8 @@ JUDGEMENTS = (("blunder", 0.3), ("mistake", 0.2), ("inaccuracy", 0.1))  # loss o
 NAGS = {"inaccuracy": 6, "mistake": 2, "blunder": 4}  # $6 ?!, $2 ?, $4 ??
 GLYPHS = {"inaccuracy": "?!", "mistake": "?", "blunder": "??"}
 MATE_SEQUENCES = {"created": "Checkmate is now unavoidable", "lost": "Lost forced checkmate sequence"}
+TABLE_RANK = {"loss": 0, "draw": 1, "win": 2}
+TABLE_FLIP = {"win": "loss", "draw": "draw", "loss": "win"}
 
 
 @dataclasses.dataclass(frozen=True)
@@ -61,6 +69,16 @@ class PositionEval:
     terminal: str | None = None  # engine.game_over.REASONS
     depth: int = 0
     material: int = 78  # the W/D/L model's input (engine/wdl.py); the review's numbers do not use it
+    tablebase: str | None = None  # within the endgame tables: "win", "draw" or "loss" for the side to move
+
+    def mover_result(self):
+        """The result by the tables (or the rules, at the game's end) for the side that moved INTO this position:
+        "win", "draw", "loss", or None when neither knows."""
+        if self.terminal == "checkmate":
+            return "win"
+        if self.terminal is not None:
+            return "draw"
+        return None if self.tablebase is None else TABLE_FLIP[self.tablebase]
 
     def white_score(self):
         """The score from White's side (a finished game: a draw is cp 0; not for a checkmate)."""
@@ -166,6 +184,14 @@ def advice(side, before, after):
     return None, None
 
 
+def table_verdict(before, after):
+    """True when the move between two positions throws the mover's table result away, False when it keeps it,
+    None when the tables (or the rules, at the end) do not know both positions."""
+    if before.tablebase is None or after.mover_result() is None:
+        return None
+    return TABLE_RANK[after.mover_result()] < TABLE_RANK[before.tablebase]
+
+
 def review_game(first_side, moves, evals, start_fen=None, chess960=False):
     """GameReview of a game's moves (UCI), the first played by first_side ("white" or "black"), from the
     PositionEval (or None) of each of its positions. start_fen (and chess960): the game's start, for the
@@ -191,7 +217,10 @@ def review_game(first_side, moves, evals, start_fen=None, chess960=False):
             before, after = (w0, w1) if side == "white" else (100 - w0, 100 - w1)
             drop = max(0.0, (w0 - w1) if side == "white" else (w1 - w0))
             cp_loss = max(0, (cps[ply] - cps[ply + 1]) * (1 if side == "white" else -1))
-            if best is not None and move != best:
+            thrown = table_verdict(ev, evals[ply + 1])
+            if thrown is not None:  # the tables know both sides of the move: their result decides
+                name = "blunder" if thrown else None
+            elif best is not None and move != best:
                 name, mate = advice(side, ev, evals[ply + 1])
         reviewed.append(MoveReview(ply=ply, side=side, move=move, best=best, before=before, after=after,
                                    drop=drop, cp_loss=cp_loss, accuracy=accuracy, judgement=name, mate=mate))

@@ -318,17 +318,36 @@ class Tables:
         return best, children
 
     def result(self, board):
-        """The `tablebase` field: {"category", "dtm" (moves to mate, signed: negative when the side to move
-        is mated), "best": the UCI moves that keep the value} or None outside the tables."""
+        """The `tablebase` field (field()) of board, or None outside the tables."""
         value = self.probe(board)
         if value is None:
             return None
-        _, children = self._best_child(board)
-        best = [board.uci(mv) for mv, v in children if v == value]
-        field = {"category": category(value), "best": best}
-        if value != DRAW:
-            field["dtm"] = dtm_moves(value)
-        return field
+        return field(board, value, self._best_child(board)[1])
+
+
+def field(board, value, children):
+    """The `tablebase` field of a position of value `value` whose legal moves lead to `children` [(move, value
+    after it, from board's side)]: {"category": "win" | "draw" | "loss", "dtm": moves to mate (signed: negative
+    when the side to move is mated; absent for a draw), "best": the UCI moves that keep the value, "best_san"}."""
+    from engine.san import san
+
+    keep = [mv for mv, v in children if v == value]
+    out = {"category": category(value), "best": [board.uci(mv) for mv in keep],
+           "best_san": [san(board, mv) for mv in keep]}
+    if value != DRAW:
+        out["dtm"] = dtm_moves(value)
+    return out
+
+
+def within_fifty(board, value):
+    """Whether a table win or loss mates before the fifty-move rule can end the game: DTM cannot tell whether a
+    zeroing move on the way would save it, so only a mate within the halfmove count left is taken (a draw always)."""
+    return value == DRAW or board.halfmove_clock + value <= 100
+
+
+def in_reach(board):
+    """Whether board could be in the tables (up to four pieces, no castling rights), without reading one."""
+    return int((board.board != EMPTY).sum()) <= MAX_PIECES and board.st[ST_CASTLE] == 0
 
 
 def parent_value(child):
@@ -371,8 +390,8 @@ def answer(board, side, started, multipv=1, backend="", tables=None):
     tables = tables or default()
     hits = tables.hits
     value = tables.probe(board)
-    if value is None:
-        return None
+    if value is None or not within_fifty(board, value):
+        return None  # outside the tables, or a mate the fifty-move rule may cut: searched
     _, children = tables._best_child(board)
     if not children:
         return None  # mated or stalemated: engine.game_over answers those
@@ -383,14 +402,12 @@ def answer(board, side, started, multipv=1, backend="", tables=None):
         score = Score(cp=0) if v == DRAW else Score(mate=dtm_moves(v))
         lines.append(Line(multipv=k + 1, score=score, pv=tuple(pv), depth=len(pv), seldepth=len(pv)))
     best = lines[0]
-    field = {"category": category(value), "best": [board.uci(mv) for mv, v in children if v == value]}
-    if value != DRAW:
-        field["dtm"] = dtm_moves(value)
     ms = (time.monotonic_ns() - started) // 1_000_000
     return Analysis(
         fen=board.fen(), side_to_move=side, best_move=best.pv[0], ponder=best.pv[1] if len(best.pv) > 1 else None,
         score=best.score, depth=best.depth, seldepth=best.seldepth, nodes=0, time_ms=ms, nps=0, hashfull=0,
-        pv=best.pv, lines=tuple(lines), backend=backend, chess960=board.chess960, tablebase=field,
+        pv=best.pv, lines=tuple(lines), backend=backend, chess960=board.chess960,
+        tablebase=field(board, value, children),
         tbhits=tables.hits - hits,
     )
 
@@ -427,4 +444,5 @@ def default():
     return _DEFAULT
 
 
-__all__ = ["DRAW", "BLACK", "Material", "Tables", "answer", "catalogue", "category", "default", "dtm_moves", "key_maps"]
+__all__ = ["DRAW", "BLACK", "Material", "Tables", "answer", "catalogue", "category", "default", "dtm_moves", "field",
+           "in_reach", "key_maps"]

@@ -41,7 +41,7 @@ class UciSession:
         self.multipv = 1
         self.threads = 1
         self.show_wdl = False  # UCI_ShowWDL: `wdl W D L` in info lines (engine/wdl.py)
-        self.tablebases = False  # Tablebases: positions of up to four pieces answered from the endgame tables
+        self.tablebases = True  # Tablebases: positions of up to four pieces answered from the endgame tables
         self.chess960 = False  # UCI_Chess960: X-FEN/Shredder-FEN castling, castling moves king-to-rook (e1h1)
         self.params = {}
         self.stop = StopSignal()
@@ -74,7 +74,7 @@ class UciSession:
         self.send(f"option name EvalFile type string default {DEFAULT_NET.name}")
         self.send("option name UCI_ShowWDL type check default false")
         self.send("option name UCI_Chess960 type check default false")
-        self.send("option name Tablebases type check default false")
+        self.send("option name Tablebases type check default true")
         if TUNING:
             for name, default, low, high in PARAMS:
                 self.send(f"option name {name} type spin default {default} min {low} max {high}")

@@ -94,10 +94,19 @@ def wdl(score, m):
 
 def of_analysis(found):
     """(win, draw, loss) permille from the side to move for an engine.result.Analysis: a finished game is
-    certain (checkmate: lost; the draws: drawn)."""
+    certain (checkmate: lost; the draws: drawn), and so is a position the endgame tables answered."""
     if found.terminal is not None:
         return (0, 0, 1000) if found.terminal == "checkmate" else (0, 1000, 0)
+    if getattr(found, "tablebase", None) is not None:
+        return exact(found.score)
     return wdl(found.score, material(found.fen))
+
+
+def exact(score):
+    """The certain (win, draw, loss) of a score the endgame tables gave: a mate won or lost, cp 0 a draw."""
+    if score.mate is not None:
+        return (1000, 0, 0) if score.mate > 0 else (0, 0, 1000)
+    return (0, 1000, 0)
 
 
 def expected(win, draw, loss):

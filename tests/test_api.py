@@ -261,6 +261,22 @@ def test_logs_are_structured_with_the_request_id_and_metrics_are_emf(runtime):
     assert emf[-1]["_aws"]["CloudWatchMetrics"][0]["Namespace"] == "Kibitz"
 
 
+def test_an_endgame_within_the_tables_answers_from_them_and_tablebases_false_searches(runtime):
+    fen = "8/8/4k3/8/3b4/8/8/4K2R w - - 0 1"  # rook against bishop: a draw
+    status, body, _ = call(runtime, body={"fen": fen, "movetime_ms": 2000})
+    assert status == 200 and body["tablebase"]["category"] == "draw" and body["tablebase"]["dtm"] is None
+    assert body["score"] == {"cp": 0} and body["nodes"] == 0 and body["tbhits"] > 0
+    assert body["best_move"] in body["tablebase"]["best"] and len(body["tablebase"]["best_san"]) > 1
+    status, body, _ = call(runtime, "GET", query="fen=8/8/8/4k3/8/8/8/4K2Q_w_-_-_0_1&tablebases=false&depth=4",
+                           headers={})
+    assert status == 200 and body["tablebase"] is None and body["tbhits"] == 0 and body["nodes"] > 0
+    status, body, _ = call(runtime, body={"fen": fen, "tablebases": "no"})
+    assert status == 422 and body["errors"][0]["field"] == "tablebases"
+    status, body, _ = call(runtime, body={"fen": "r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3",
+                                          "depth": 3})
+    assert status == 200 and body["tablebase"] is None
+
+
 def test_cors_header_and_openapi(runtime):
     event = proxy_event("GET", "/swagger", "format=json", {"Origin": "https://example.com"})
     with contextlib.redirect_stdout(io.StringIO()):
@@ -271,7 +287,12 @@ def test_cors_header_and_openapi(runtime):
     assert {"200", "400", "413", "415", "422"} <= set(post["responses"])
     schema = spec["components"]["schemas"]["AnalyzeBody"]
     assert set(schema["properties"]) == {"fen", "moves", "variant", "movetime_ms", "depth", "nodes", "multipv",
-                                         "threads", "cache", "explain", "threats"}
+                                         "threads", "cache", "explain", "threats", "tablebases"}
+    answer = spec["components"]["schemas"]["AnalysisAnswer"]["properties"]
+    assert "tablebase" in answer and "tbhits" in answer  # the endgame tables' field (issue 70.4)
+    table = spec["components"]["schemas"]["TablebaseAnswer"]
+    assert set(table["properties"]) == {"category", "dtm", "best", "best_san"}
+    assert table["properties"]["category"]["enum"] == ["win", "draw", "loss"]
     assert schema["properties"]["movetime_ms"]["maximum"] == 25000
     assert schema["properties"]["variant"]["enum"] == ["standard", "chess960"]  # the OpenAPI document says so
     get_params = {p["name"]: p for p in spec["paths"]["/analyze"]["get"]["parameters"]}

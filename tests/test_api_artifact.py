@@ -94,6 +94,9 @@ def test_no_numba_in_the_artifact_and_it_fits_in_lambda(build_dir):
         assert not shipped & {"numba", "llvmlite", "chess", "moto"}, root
     engine = build_dir / "EngineLayer/python/engine"
     assert not (engine / "core").exists() and not (engine / "build.py").exists()
+    shipped_tables = sorted(p.name for p in (engine / "tablebases").glob("*.tb.xz"))
+    assert shipped_tables == sorted(p.name for p in (artifact.ROOT / "engine/tablebases").glob("*.tb.xz"))
+    assert len(shipped_tables) == 35 and not (engine / "tablebase_gen.py").exists()
     assert not list(build_dir.rglob("kibitz")), "the kibitz command is no part of what ships"
     assert {p.name for p in (build_dir / "CommonLayer/python/functions").iterdir()} <= {"__init__.py", "__pycache__",
                                                                                           "common"}

@@ -26,7 +26,7 @@ ignored (a miss) and overwritten by the search's result. Only the functions can 
 import dataclasses
 import json
 
-from engine import analyse, cache_key, game_over, native
+from engine import analyse, cache_key, game_over, native, tablebase
 from engine.board import Board, IllegalMoveError
 from engine.limits import MAX_DEPTH
 from engine.result import Analysis, Line, Score
@@ -39,7 +39,7 @@ ENTRY_VERSION = 1
 @dataclasses.dataclass(frozen=True)
 class CacheOutcome:
     cached: bool
-    event: str  # hit, stored, kept, raced, unsafe, off, bypass, none, unavailable (+ poisoned: read a bad entry)
+    event: str  # hit, stored, kept, raced, unsafe, off, bypass, tablebase, none, unavailable (+ poisoned: a bad entry)
     detail: str | None = None
 
 
@@ -53,19 +53,22 @@ def analyse_cached(fen, moves, limits, budget_ms, hash_mb, store, started_ns=Non
     game: engine.analyse()'s (a chunk's game kept from ply to ply); its answers are cached under their own
     key (engine.cache_key GAME_TABLE), searched with the analysis profile all the same."""
     board = board if board is not None else Board.from_moves(fen, moves, chess960=chess960)
+    tables = getattr(limits, "tablebases", True)
 
     def search():
         # profile: an answer's parameters even with a game's table kept (the game profile is for moves played)
         return analyse(board=board, movetime_ms=budget_ms, depth=limits.depth, nodes=limits.nodes,
                        multipv=limits.multipv, hash_mb=hash_mb, started_ns=started_ns, threads=threads,
-                       on_info=on_info, stop=stop, game=game, profile="analysis")
+                       on_info=on_info, stop=stop, game=game, profile="analysis", tablebases=tables)
 
     mode = getattr(limits, "cache", "on")
     if store is None or mode == "off":
         return search(), CacheOutcome(False, "none" if store is None else "off")
     if game_over.reason(board) is not None:  # answered by the rules, no search: nothing to keep
         return search(), CacheOutcome(False, "bypass")
-    key = cache_key.key(board, game_table=game is not None)  # a kept table's answer is not a fresh one's
+    if tables and tablebase.in_reach(board):  # the tables answer it in milliseconds, and an entry has no `tablebase`
+        return search(), CacheOutcome(False, "tablebase")
+    key = cache_key.key(board, tables, game_table=game is not None)  # a kept table's answer is not a fresh one's
     multipv = min(limits.multipv, len(board.legal_moves()))
     try:
         old = store.get(key, multipv)

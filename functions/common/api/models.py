@@ -76,6 +76,10 @@ class SearchLimits(BaseModel):
     cache: CacheMode = Field("on", description="the shared analysis cache: on (answer from it when it holds an "
                                                "analysis at least as deep, else search and keep), off (no read, no "
                                                "write), refresh (search, then write)")
+    tablebases: bool = Field(True, description="the endgame tables (every position of up to four pieces): a "
+                                               "position within them is answered from them (`tablebase`), a "
+                                               "search scores the positions it reaches within them by them; "
+                                               "false searches as if there were none")
 
 
 class RequestLimits(SearchLimits):
@@ -202,6 +206,11 @@ def reason_answer(reason):
     return ReasonAnswer(**d)
 
 
+def opening_answer(opening):
+    """engine.openings.Opening (or None) -> OpeningAnswer (or None)."""
+    return OpeningAnswer(eco=opening.eco, name=opening.name) if opening is not None else None
+
+
 class ThreatAnswer(BaseModel):
     move: str = Field(description="the opponent's best move if it were their turn, UCI")
     san: str
@@ -222,6 +231,13 @@ def threat_answer(threat):
                         reason=reason_answer(threat.reason))
 
 
+class OpeningAnswer(BaseModel):
+    """The position's opening by lichess-org/chess-openings (CC0), matched by position (engine/openings.py)."""
+
+    eco: str = Field(description="ECO code, e.g. B90")
+    name: str = Field(description="e.g. Sicilian Defense: Najdorf Variation")
+
+
 class LineAnswer(BaseModel):
     multipv: int = Field(description="1 for the best line, 2 for the next, ...")
     score: ScoreAnswer = Field(description="from the side to move")
@@ -232,6 +248,19 @@ class LineAnswer(BaseModel):
     pv: list[str] = Field(description="the line in UCI")
     pv_san: list[str] = Field(description="the line in SAN")
     reason: ReasonAnswer | None = Field(None, description="what the line shows (with `explain`)")
+
+
+class TablebaseAnswer(BaseModel):
+    """A position within the endgame tables (up to four pieces, no castling rights; docs/tablebases.md). The
+    tables measure the distance to mate without the fifty-move rule: the category is the result with best
+    play, and a position whose mate would come after the fifty-move count runs out is searched instead
+    (no `tablebase`), so no cursed win or blessed loss is ever claimed."""
+
+    category: Literal["win", "draw", "loss"] = Field(description="the result for the side to move with best play")
+    dtm: int | None = Field(None, description="moves to mate, signed as `mate`: > 0 the side to move mates, < 0 it "
+                                              "is mated; null for a draw")
+    best: list[str] = Field(description="every move that keeps the result at the best distance, UCI")
+    best_san: list[str] = Field(description="the same moves in SAN")
 
 
 class EngineInfo(BaseModel):
@@ -269,8 +298,13 @@ class AnalysisAnswer(BaseModel):
     lines: list[LineAnswer] = Field(description="one per multipv, best first")
     cached: bool = Field(description="answered from the shared analysis cache (the figures are those of the "
                                      "search that made it)")
+    tablebase: TablebaseAnswer | None = Field(None, description="the endgame tables' answer for a position within "
+                                                                "them; null otherwise (or with tablebases false)")
+    tbhits: int = Field(0, description="endgame table probes this answer made")
     engine: EngineInfo
     reason: ReasonAnswer | None = Field(None, description="the best move's reason (with `explain`)")
+    opening: OpeningAnswer | None = Field(None, description="the opening this position is, by its pieces (a "
+                                                            "transposition too): null when it has no name")
     threat: ThreatAnswer | None = Field(None, description="the opponent's threat (with `threats`); null when not "
                                                           "asked, when the side to move is in check, or the game "
                                                           "is over")
@@ -300,7 +334,7 @@ class AnalysisAnswer(BaseModel):
     @classmethod
     def of(cls, found, budget_ms, hash_mb, threads=1, cached=False):
         """The answer for engine.result.Analysis `found`: SAN, White's view, WDL and the game's result added."""
-        from engine import wdl
+        from engine import openings, wdl
         from engine.board import Board
         from engine.san import line_san
 
@@ -309,8 +343,8 @@ class AnalysisAnswer(BaseModel):
         board = Board(found.fen, chess960=found.chess960) if found.lines else None  # once for every line's SAN
         lines = [LineAnswer(multipv=line.multipv, score=score_answer(line.score),
                             score_white=score_answer(line.score.for_white(side)),
-                            wdl=wdl_answer(wdl.wdl(line.score, m)), depth=line.depth,
-                            seldepth=line.seldepth, pv=list(line.pv), pv_san=line_san(board, line.pv),
+                            wdl=wdl_answer(wdl.exact(line.score) if found.tablebase else wdl.wdl(line.score, m)),
+                            depth=line.depth, seldepth=line.seldepth, pv=list(line.pv), pv_san=line_san(board, line.pv),
                             reason=reason_answer(line.reason))
                  for line in found.lines]
         pv_san = lines[0].pv_san if lines else []
@@ -328,8 +362,10 @@ class AnalysisAnswer(BaseModel):
             win_chance=round(wdl.win_chance_white(*triple, side), 1), depth=found.depth, seldepth=found.seldepth,
             nodes=found.nodes, nps=found.nps, time_ms=found.time_ms, budget_ms=budget_ms, hash_mb=hash_mb,
             threads=threads, hashfull=found.hashfull, pv=list(found.pv), pv_san=pv_san, lines=lines, cached=cached,
+            tablebase=TablebaseAnswer(**found.tablebase) if found.tablebase else None, tbhits=found.tbhits,
             engine=EngineInfo(name=engine.NAME, version=engine.__version__, backend=found.backend),
             reason=reason_answer(found.reason), threat=threat_answer(found.threat),
+            opening=opening_answer(openings.named(board) if board is not None else None),
         )
 
 

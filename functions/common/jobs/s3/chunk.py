@@ -145,7 +145,8 @@ def run(message, s3, bucket, cache, remaining_ms):
         read.append((record, *positions_of(fmt, text, record, message.variant == "chess960")))
     batch = CacheBatch(cache) if cache is not None else None
     if batch is not None:  # the chunk's entries in as few requests as DynamoDB takes (issue 69.1)
-        batch.read([cache_key.key(p[6], game_table=fmt == "pgn") for _, positions, _ in read if positions
+        tables = message.options.tablebases
+        batch.read([cache_key.key(p[6], tables, game_table=fmt == "pgn") for _, positions, _ in read if positions
                     for p in positions])
     lines, games, index, done, failed = [], [], message.first_index, 0, 0
     for record, positions, extra in read:
