@@ -46,10 +46,10 @@ from engine.review import judgement, move_accuracy, win_percent, winning_chances
 from training.wdl import distinct_games
 
 JOURNAL_DIR = ROOT / "benchmarks" / "journals"
-JOURNALS = sorted(p for p in JOURNAL_DIR.glob("m-sf*.jsonl") if "c960" not in p.name)
+JOURNALS = sorted(p for p in JOURNAL_DIR.glob("m-sf*.jsonl.gz") if "c960" not in p.name)
 FIXED = ROOT / "benchmarks" / "data" / "answers.fen"
 # The journals the fixed sample was drawn from: positions(FIXED_FROM, 600, 1) wrote answers.fen.
-FIXED_FROM = tuple(JOURNAL_DIR / f"m-sf{name}.jsonl" for name in (
+FIXED_FROM = tuple(JOURNAL_DIR / f"m-sf{name}.jsonl.gz" for name in (
     "2400-final", "2400-h2", "2600-egs", "2600-netl-host2", "2600-netl", "2600-netn1", "2600-r100", "2600-r2",
     "2600-s1-mtg16", "2600-s1", "2600-se"))
 FIRST_PLY = 12

@@ -1,6 +1,6 @@
 """How each side of a match spent its clock: seconds a move by move number, and the clock left.
 
-    .venv/bin/python -m benchmarks.clock_use benchmarks/journals/m-sf2600-r100.jsonl [MORE ...] [--record]
+    .venv/bin/python -m benchmarks.clock_use benchmarks/journals/m-sf2600-r100.jsonl.gz [MORE ...] [--record]
 
 Reads the [%clk]s benchmarks/match.py writes after each move (the clock after the move and its
 increment), so a move's time is the clock before it plus the increment minus the clock after it. Side A

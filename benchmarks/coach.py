@@ -1,8 +1,8 @@
 """What explain and threats cost (issue 68.2): the reasons' time beyond the search, and the threat
 search's share of the budget.
 
-    .venv/bin/python benchmarks/coach.py [--positions 300] [--nodes 20000] [--multipv 3]
-                                         [--threat-positions 40] [--movetime-ms 500]
+    .venv/bin/python -m benchmarks.coach [--positions 300] [--nodes 20000] [--multipv 3]
+                                        [--threat-positions 40] [--movetime-ms 500]
 
 explain  Win At Chess (tests/data/wac.epd): each position searched to --nodes with --multipv lines,
          then engine/coached.py explained() timed alone (plain Python: walking every line, static
@@ -14,11 +14,7 @@ threats  the first --threat-positions of them, engine.analyse(movetime_ms=..., t
 
 import argparse
 import pathlib
-import sys
 import time
-
-if __package__ in (None, ""):
-    sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
 
 import engine
 from engine import coached

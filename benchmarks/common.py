@@ -1,11 +1,13 @@
-"""Helpers shared by the benchmark scripts: reference engines, CPU steal, and (from training/report.py,
-which `python -m training wdl --record` uses too) table printing and recording results."""
+"""Helpers shared by the benchmark scripts: reference engines, CPU steal, the suites' folder, and (from
+benchmarks/report.py, the one docs writer, and training/journals.py) table printing, recording results and
+reading match journals."""
 
 import os
 import pathlib
 import shutil
 
-from training.report import DOC, machine, read_journal, record, table
+from benchmarks.report import DOC, machine, record, table
+from training.journals import read_journal
 
 __all__ = ["DATA", "DOC", "ROOT", "cpu_times", "find_engine", "machine", "read_journal", "record", "steal_since",
            "table"]

@@ -1,6 +1,6 @@
 """Where side A's lost games went wrong: the move at which B's own score first reached a margin.
 
-    .venv/bin/python -m benchmarks.losses benchmarks/journals/m-sf2600-netl.jsonl [MORE ...] [--margin 1.5]
+    .venv/bin/python -m benchmarks.losses benchmarks/journals/m-sf2600-netl.jsonl.gz [MORE ...] [--margin 1.5]
 
 Reads the [%eval]s (the mover's search score, from White's side) and [%clk]s benchmarks/match.py writes
 after each move. For each game A lost: the first move after which B's score for itself was at least the

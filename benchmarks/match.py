@@ -27,6 +27,7 @@ A 400-game match at 10+0.1 (two and a half hours of both cores) can so span seve
 
 import argparse
 import datetime
+import gzip
 import io
 import json
 import pathlib
@@ -44,9 +45,10 @@ import chess.engine
 import chess.pgn
 
 from benchmarks.adjudication import Adjudicator
-from benchmarks.common import ROOT, find_engine, record, table
+from benchmarks.common import ROOT, find_engine
+from benchmarks.report import record, record_row, recorded_part
 from benchmarks.sprt import Pentanomial, sprt_state
-from training.report import recorded_part
+from training.journals import read_lines
 
 BOOK = ROOT / "training" / "data" / "openings_noob_2moves.epd"  # training/gen.py's
 # A backstop only: the fifty-move rule and repetition end real games. At 400 (until 2026-11-27) 49 of 800
@@ -85,8 +87,19 @@ def parse_options(pairs):
 
 def truncate_torn_tail(journal):
     """Cut a journal's last line, torn by a kill while it was written, so that the next line starts afresh."""
+    if journal.suffix == ".gz":  # written again whole: the kept journals are small
+        lines = read_lines(journal)[:-1]
+        with gzip.open(journal, "wt") as f:
+            f.write("".join(line + "\n" for line in lines))
+        return
     text = journal.read_bytes()
     journal.write_bytes(text[:text.rstrip(b"\n").rfind(b"\n") + 1])
+
+
+def append_line(journal, line):
+    """One line at the end of a journal; a gzipped one (a kept journal resumed) gets a gzip member more."""
+    with (gzip.open(journal, "at") if journal.suffix == ".gz" else open(journal, "a")) as f:
+        f.write(line + "\n")
 
 
 def openings(seed, chess960=False):
@@ -213,9 +226,10 @@ class Match:
         settings = self.settings(seed)
         if not self.journal.exists() or self.journal.stat().st_size == 0:
             self.journal.parent.mkdir(parents=True, exist_ok=True)
-            self.journal.write_text(json.dumps({"settings": settings}) + "\n")
+            self.journal.unlink(missing_ok=True)
+            append_line(self.journal, json.dumps({"settings": settings}))
             return set()
-        lines = self.journal.read_text().splitlines()
+        lines = read_lines(self.journal)
         first = json.loads(lines[0]).get("settings")
         if first != settings:
             diff = sorted(k for k in settings if first is None or first.get(k) != settings.get(k))
@@ -278,8 +292,7 @@ class Match:
         with self.lock:
             if self.journal:
                 entry = {"pair": index, "scores": [first, second], "problems": problems, "pgn": [str(g1), str(g2)]}
-                with open(self.journal, "a") as f:
-                    f.write(json.dumps(entry) + "\n")
+                append_line(self.journal, json.dumps(entry))
             line = self.record_pair(first, second, g1, g2, problems)
             self.log(self.status() + line)
 
@@ -438,25 +451,9 @@ def record_strength(match, name, limits, command):
     row = [name, a_text, b_text, limits.text(), sprt, str(len(match.scores)), f"+{w} ={d} -{lost}",
            " ".join(map(str, match.penta.counts)), f"{e:+.1f} [{lo:+.1f}, {hi:+.1f}]", llr,
            verdict[match.verdict], datetime.date.today().isoformat()]
-    text = doc.read_text() if doc.exists() else "# Playing strength\n"
-    rows = []  # (cells, the command that produced the row)
-    if marker in text:
-        for line in text.split(marker)[1].splitlines():
-            if line.startswith("|") and not line.startswith("|-") and not line.startswith("| change"):
-                cells, _, comment = line.partition(" <!-- ")
-                rows.append(([c.strip() for c in cells.strip().strip("|").split("|")], comment.removesuffix(" -->")))
-    rows = [r for r in rows if r[0][0] != name] + [(row, command)]
-    lines = table(header, [cells for cells, _ in rows]).splitlines()
-    body = "\n".join(lines[:2] + [f"{line} <!-- {c} -->" for line, (_, c) in zip(lines[2:], rows, strict=True)])
-    new_block = f"{marker}\n{body}\n{marker}"
-    if marker in text:
-        parts = text.split(marker)
-        text = parts[0] + new_block + parts[2]
-    else:
-        text = (text.rstrip("\n") + "\n\n## Changes decided by SPRT\n\n`benchmarks/match.py self ... --sprt ELO0 ELO1 "
-                "--strength NAME`: A is the change, B the engine without it, game pairs from the 2-move book.\n\n"
-                + new_block + "\n")
-    doc.write_text(text)
+    heading = ("## Changes decided by SPRT\n\n`python -m benchmarks.match self ... --sprt ELO0 ELO1 --strength NAME`: "
+               "A is the change, B the engine without it, game pairs from the 2-move book.")
+    record_row(doc, marker, header, row, command, heading)
 
 
 if __name__ == "__main__":

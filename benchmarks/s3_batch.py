@@ -7,6 +7,14 @@ mid-chunk. Checked: every position's result in results.jsonl once, the annotated
 Measured: positions per second per poller against the ideal 1000 / movetime, and the pollers' memory.
 
     .venv/bin/python -m benchmarks.s3_batch [--positions 10000] [--movetime-ms 20] [--record]
+
+--compare OLD_TREE (issue 69): the same PGN and EPD jobs analysed by the BatchFunction of another checkout
+(OLD_TREE: a commit's files with its engine built, e.g. the one before 69.1) and by this one's, one after the
+other against one moto, the analysis cache emptied before each job; the AWS calls counted at moto per position
+(the analysis cache's table and the rest of DynamoDB apart; S3 by method), the seconds from submission to
+the output, and positions a second a poller against the ideal.
+
+    .venv/bin/python -m benchmarks.s3_batch --compare /tmp/old --positions 3000 --movetime-ms 20 [--record]
 """
 
 import argparse
@@ -15,6 +23,7 @@ import gzip
 import io
 import json
 import os
+import pathlib
 import sys
 import threading
 import time
@@ -159,6 +168,128 @@ def collection(positions):
     raise SystemExit(f"the openings give only {total} positions")
 
 
+class CallCounts:
+    """WSGI middleware around moto's application: the calls it answers, by service and operation, DynamoDB's by
+    table too (the analysis cache apart from the jobs table), so that a figure says what AWS would bill."""
+
+    def __init__(self, app, cache_table):
+        self.app, self.cache_table = app, cache_table
+        self.counts, self.lock = {}, threading.Lock()
+
+    def __call__(self, environ, start_response):
+        target = environ.get("HTTP_X_AMZ_TARGET", "")
+        scope = environ.get("HTTP_AUTHORIZATION", "") + environ.get("QUERY_STRING", "")
+        if target.startswith("DynamoDB"):
+            body = environ["wsgi.input"].read(int(environ.get("CONTENT_LENGTH") or 0))
+            environ["wsgi.input"] = io.BytesIO(body)
+            where = "cache" if self.cache_table.encode() in body else "jobs"
+            name = f"dynamodb {where} {target.split('.')[-1]}"
+        elif target.startswith("AmazonSQS"):
+            name = f"sqs {target.split('.')[-1]}"
+        elif "/s3/aws4_request" in scope or "%2Fs3%2Faws4_request" in scope:
+            name = f"s3 {environ['REQUEST_METHOD']}"
+        else:
+            name = "other"
+        with self.lock:
+            self.counts[name] = self.counts.get(name, 0) + 1
+        return self.app(environ, start_response)
+
+    def snapshot(self):
+        with self.lock:
+            return dict(self.counts)
+
+
+def calls_between(before, after):
+    return {k: after.get(k, 0) - before.get(k, 0) for k in after if after.get(k, 0) != before.get(k, 0)}
+
+
+def compare(args):
+    """Issue 69: another checkout's BatchFunction and this one's on the same jobs, one after the other."""
+    from engine.board import Board
+    from engine.pgn import read_games
+    from kibitz.eventsource import SqsEventSource
+
+    old = pathlib.Path(args.compare).resolve()
+    here = pathlib.Path(__file__).resolve().parents[1]
+    sys.path.insert(0, str(here))  # the pollers of the old tree run from its directory; this process stays here
+    pgn, total = collection(args.positions)
+    fens = []
+    for g in read_games(pgn):
+        board = Board(g.start_fen)
+        for move in g.moves:
+            board.push_uci(move)
+            fens.append(board.fen().rsplit(" ", 2)[0])
+    epd = "".join(f'{fen} id "p{i}";\n' for i, fen in enumerate(fens[:args.epd_positions]))
+    run = Run(args.movetime_ms, visibility_s=120)
+    cache_table = run.res["AnalysisCacheTable"]["Ref"]
+    wsgi = run.aws.server._server
+    counter = wsgi.app = CallCounts(wsgi.app, cache_table)
+    ddb = run.aws.client("dynamodb")
+    fn = run.fns["BatchFunction"]
+    env = {**fn.environment, **run.aws.env, "KIBITZ_MAX_RECEIVE_COUNT": "3"}
+    rows, call_rows, load = [], [], [os.getloadavg()[0]]
+    ideal = 1000 / args.movetime_ms
+    def empty_cache():
+        for page in ddb.get_paginator("scan").paginate(TableName=cache_table, ProjectionExpression="#p",
+                                                        ExpressionAttributeNames={"#p": "position"}):
+            for item in page["Items"]:
+                ddb.delete_item(TableName=cache_table, Key={"position": item["position"]})
+        assert ddb.scan(TableName=cache_table, Select="COUNT")["Count"] == 0
+
+    for label, tree in (("before", old), ("after", here)):
+        cwd = os.getcwd()
+        os.chdir(tree)  # the pollers' `python -m kibitz.eventsource` imports from their working directory
+        try:
+            source = SqsEventSource(fn, run.res["JobsQueue"]["Ref"], run.res["JobsQueue"]["Arn"], env,
+                                    pollers=POLLERS, batch_size=BATCH, template_path=tree / "template.yaml",
+                                    log=f"/tmp/kibitz-s3-compare-{label}.log", quiet=True).start()
+            try:
+                source.wait_ready()
+                for name, data, fmt, n in (("games.pgn", pgn.encode(), "pgn", total),
+                                           ("positions.epd", epd.encode(), "epd", len(fens[:args.epd_positions]))):
+                    empty_cache()  # the EPD's positions are the PGN's: each job starts from an empty cache
+                    before = counter.snapshot()
+                    job = run.submit(f"{label}/{name}", data, fmt)
+                    st, seconds, _, _ = run.wait(job, source, timeout=3600)
+                    calls = calls_between(before, counter.snapshot())
+                    lines, _ = run.output(st)
+                    check_once(lines, n)
+                    assert st["done"] == n, (st["done"], st["failed"], st["s3"]["failures"][:2])
+                    rate = n / seconds / POLLERS
+                    rows.append([label, f"{fmt.upper()}, {n} positions", f"{seconds:.0f}", f"{rate:.1f}",
+                                 f"{rate / ideal:.0%}"])
+                    cache = sum(v for k, v in calls.items() if k.startswith("dynamodb cache"))
+                    jobs_ddb = sum(v for k, v in calls.items() if k.startswith("dynamodb jobs"))
+                    s3 = sum(v for k, v in calls.items() if k.startswith("s3"))
+                    detail = ", ".join(f"{k.split(' ', 2)[-1]} {v}" for k, v in sorted(calls.items())
+                                       if k.startswith("dynamodb cache"))
+                    call_rows.append([label, fmt.upper(), f"{cache / n:.3f}", detail, f"{jobs_ddb / n:.3f}",
+                                      f"{s3 / n:.3f}"])
+                    load.append(os.getloadavg()[0])
+            finally:
+                source.stop()
+        finally:
+            os.chdir(cwd)
+    run.aws.stop()
+    body = (f"{POLLERS} pollers, movetime {args.movetime_ms} ms, {BATCH} chunks a batch, the same {total}-position "
+            f"PGN ({pgn.count('[Event ')} games of benchmarks/s3_games.py) and {args.epd_positions}-line EPD (its "
+            f"positions) analysed first by the BatchFunction of {old.name} (before), then by this checkout's "
+            f"(after), the analysis cache emptied before each job. Seconds from the submission to the output written; "
+            f"positions a second a poller over that time (the split and the join included). Load average (1 min) "
+            f"at the start and after each job: {', '.join(f'{x:.1f}' for x in load)} on {os.cpu_count()} cores.\n\n"
+            + table(["code", "job", "s to output", "positions/s a poller", "of ideal"], rows)
+            + "\n\nAWS calls per position, counted at moto from the submission to the output: the analysis "
+              "cache's table (and by operation, for the whole job), the rest of DynamoDB (the jobs table: the job "
+              "item, and this benchmark's reads of the job's state every 0.5 s), S3 (every method):\n\n"
+            + table(["code", "job", "cache table a position", "cache calls in all", "jobs table a position",
+                     "S3 a position"], call_rows))
+    print(body)
+    if args.record:
+        record("Batch from S3, before and after issue 69 (local)", body,
+               f"python -m benchmarks.s3_batch --compare OLD --positions {args.positions} --movetime-ms "
+               f"{args.movetime_ms} --record")
+
+
 def check_once(lines, total):
     indices = [x["index"] for x in lines]
     assert indices == list(range(total)), f"{len(indices)} lines for {total} positions, or out of order"
@@ -174,7 +305,10 @@ def main():
     p.add_argument("--epd-positions", type=int, default=2_000)
     p.add_argument("--movetime-ms", type=int, default=20)
     p.add_argument("--record", action="store_true")
+    p.add_argument("--compare", metavar="OLD_TREE", help="another checkout's BatchFunction first, then this one's")
     args = p.parse_args()
+    if args.compare:
+        return compare(args)
     pgn, total = collection(args.positions)
     print(f"PGN: {pgn.count('[Event ')} games, {total} positions, {len(pgn.encode())} bytes", file=sys.stderr)
     run = Run(args.movetime_ms)

@@ -34,6 +34,7 @@ import time
 
 from benchmarks.common import ROOT
 from benchmarks.match import Limits, Player, openings, play_game, truncate_torn_tail
+from benchmarks.report import write_block
 from engine.params import PARAMS
 
 ALPHA = 0.602
@@ -234,21 +235,12 @@ class EnginePairs:
 
 def record(run, command):
     rows = [f"| {p.name} | {p.start:g} | {run.theta[p.name]:.1f} | {round(run.theta[p.name])} |" for p in run.params]
-    body = "\n".join([f"<!-- spsa {run.journal.name} -->",
-                      f"**{run.journal.stem}** ({time.strftime('%Y-%m-%d')}, {run.done}/{run.iterations} iterations,"
+    body = "\n".join([f"**{run.journal.stem}** ({time.strftime('%Y-%m-%d')}, {run.done}/{run.iterations} iterations,"
                       f" {2 * run.done} games at {run.settings['limits']}; `{command}`):", "",
-                      "| parameter | start | now | rounded |", "|---|---|---|---|", *rows,
-                      f"<!-- /spsa {run.journal.name} -->"])
-    text = STRENGTH.read_text()
-    start, end = f"<!-- spsa {run.journal.name} -->", f"<!-- /spsa {run.journal.name} -->"
-    if start in text:
-        text = text[:text.index(start)] + body + text[text.index(end) + len(end):]
-    else:
-        if "## SPSA runs" not in text:
-            text = text.rstrip("\n") + "\n\n## SPSA runs\n\nEach run's start and current values (benchmarks/spsa.py)." \
-                   " Values are adopted only after a match at 10+0.1 against the old ones.\n"
-        text = text.rstrip("\n") + "\n\n" + body + "\n"
-    STRENGTH.write_text(text)
+                      "| parameter | start | now | rounded |", "|---|---|---|---|", *rows])
+    write_block(STRENGTH, f"<!-- spsa {run.journal.name} -->", f"<!-- /spsa {run.journal.name} -->", body,
+                "## SPSA runs\n\nEach run's start and current values (benchmarks/spsa.py). Values are adopted only "
+                "after a match at 10+0.1 against the old ones.")
 
 
 def main(argv=None):

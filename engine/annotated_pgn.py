@@ -18,12 +18,14 @@ move, what it costs: "Blunder. Bxf7+ was best: the score goes from -0.98 to -3.6
 line from the position before the move as a variation (at most VARIATION_PLIES plies).
 
 The game's own tags are kept (a Chess960 game's Variant, SetUp and FEN too, written when the game had
-none). Header tags beyond them: Annotator, WhiteAccuracy / BlackAccuracy (engine/review.py's
-accuracy, Lichess's formula, percent, one decimal) and WhiteACPL / BlackACPL (average centipawn
-loss); a side with no judged move gets "?".
+none), and ECO and Opening are written when the game has none: the last named position the game passed
+through (engine/openings.py, lichess-org/chess-openings, by position). Header tags beyond them:
+Annotator, WhiteAccuracy / BlackAccuracy (engine/review.py's accuracy, Lichess's formula, percent, one
+decimal) and WhiteACPL / BlackACPL (average centipawn loss); a side with no judged move gets "?".
 """
 
 import engine
+from engine import openings
 from engine.board import Board
 from engine.epd import quote
 from engine.pgn import move_number
@@ -67,6 +69,9 @@ def write_game(game, evals, review):
     if game.chess960:  # kept from the game, or added when the request's variant said Chess960: readers need them
         for name, value in (("Variant", "Chess960"), ("SetUp", "1"), ("FEN", game.start_fen)):
             game_tags.setdefault(name, value)
+    opening = openings.of_game(game.start_fen, game.moves, game.chess960)
+    if opening is not None and "ECO" not in game_tags and "Opening" not in game_tags:  # the game's own stay
+        game_tags.update(ECO=opening.eco, Opening=opening.name)
     header = "\n".join(f"[{name} {quote(value)}]" for name, value in tags_of(game_tags, result, review).items())
     sans = line_san(game.start_fen, game.moves, chess960=game.chess960)
     board = Board(game.start_fen, capacity=len(game.moves) + 64, chess960=game.chess960)

@@ -163,7 +163,7 @@ def kept_table_score(fen, moves, plies, last_position):
     return r.score
 
 
-# A ladder game (pair 87 of benchmarks/journals/m-sf2600-pf1.jsonl, Kibitz Black): the position after these
+# A ladder game (pair 87 of benchmarks/journals/m-sf2600-pf1.jsonl.gz, Kibitz Black): the position after these
 # moves is 8/8/4k3/p3P3/8/2K5/8/5b2 b, bishop and a-pawn against a king that reaches a1 (Stockfish 15.1: 0.00).
 LADDER_87_FEN = "rnbqkbnr/pp1ppppp/8/8/2Pp4/8/PP2PPPP/RNBQKBNR w KQkq - 0 1"
 LADDER_87_MOVES = (
@@ -185,7 +185,7 @@ def test_a_kept_table_does_not_turn_the_wrong_bishops_corner_into_a_win():
     assert score.cp is not None and score.cp <= 300, score
 
 
-# Another ladder game (pair 53 of benchmarks/journals/m-sf2600-x6.jsonl, Kibitz White): after these moves,
+# Another ladder game (pair 53 of benchmarks/journals/m-sf2600-x6.jsonl.gz, Kibitz White): after these moves,
 # R7/4KP2/8/pk6/8/8/8/5r2 w, f8=Q Rxf8 leaves rook against rook or pawn, a draw (Stockfish 15.1: 0.00).
 LADDER_X6_53_FEN = "r1bqkbnr/pppnpppp/3p4/8/8/3P4/PPPBPPPP/RN1QKBNR w KQkq - 0 1"
 LADDER_X6_53_MOVES = (

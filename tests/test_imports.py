@@ -35,10 +35,19 @@ def test_no_package_imports_one_above_it(package):
     assert not {path: names for path, names in wrong.items() if names}
 
 
+# Not a way to find the project's own code: the reason each of these changes sys.path.
+SYS_PATH_ON_PURPOSE = {
+    # compare() chdirs into another checkout to run its pollers: '' on sys.path would then find that tree's
+    # modules for this process's later imports, so this tree's root goes first (issue 69).
+    "benchmarks/s3_batch.py",
+}
+
+
 @pytest.mark.parametrize("package", ["engine", "functions", "training", "benchmarks"])
 def test_no_sys_path_hacks(package):
     assert not [str(path.relative_to(ROOT)) for path in sorted((ROOT / package).rglob("*.py"))
-                if "sys.path.insert" in path.read_text() or "sys.path.append" in path.read_text()]
+                if ("sys.path.insert" in path.read_text() or "sys.path.append" in path.read_text())
+                and str(path.relative_to(ROOT)) not in SYS_PATH_ON_PURPOSE]
 
 
 def test_training_reads_no_file_of_the_tests():

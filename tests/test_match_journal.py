@@ -67,6 +67,35 @@ def test_a_pair_torn_by_a_kill_is_played_again(tmp_path):
     assert third.resumed == 2 and pending(third) == [2]
 
 
+def test_a_kept_gzipped_journal_is_read_by_every_tool_and_resumes(tmp_path):
+    """benchmarks/journals/ holds its journals gzipped (issue 67): a match resumes one, appending gzip members, a
+    torn member's line is played again, and the readers (pairs, clock use, the WDL fit) read it as they read a
+    plain one."""
+    import gzip
+
+    from benchmarks import pairs
+    from training.journals import read_journal
+
+    plain, packed = tmp_path / "m.jsonl", tmp_path / "m.jsonl.gz"
+    first = Match(*players(), Limits(nodes=1000), 6, journal=plain)
+    first.add_pair(0.5, 0.5, game("1/2-1/2"), game("1/2-1/2"), [], 1)
+    packed.write_bytes(gzip.compress(plain.read_bytes()))
+    assert read_journal(packed) == read_journal(plain) and pairs.load(packed) == pairs.load(plain)
+    again = Match(*players(), Limits(nodes=1000), 6, journal=packed)
+    assert again.resumed == 1 and pending(again) == [0, 2]
+    again.add_pair(1.0, 0.0, game("1-0"), game("1-0"), [], 0)
+    with gzip.open(packed, "at") as f:
+        f.write('{"pair": 2, "scores": [1.0, ')
+    third = Match(*players(), Limits(nodes=1000), 6, journal=packed)
+    assert third.resumed == 2 and pending(third) == [2]
+    assert [p["pair"] for p in read_journal(packed)[1]] == [1, 0]
+
+
+def test_the_kept_journals_are_compressed():
+    kept = sorted((ROOT / "benchmarks" / "journals").iterdir())
+    assert kept and all(p.name.endswith(".jsonl.gz") for p in kept if p.name != "README.md")
+
+
 def test_other_settings_are_refused_naming_what_differs(tmp_path):
     journal = tmp_path / "m.jsonl"
     Match(*players(), Limits("10+0.1"), 8, journal=journal)

@@ -1,9 +1,8 @@
-"""--record (training/report.py record(), and benchmarks/match.py's Matches table through it): the recorded
+"""--record (benchmarks/report.py record(), and benchmarks/match.py's Matches table through it): the recorded
 part of a section is replaced, a new row joins the Matches table, and nothing written by hand is lost."""
 
-from benchmarks import common
+from benchmarks import common, report
 from benchmarks.match import Limits, Match, Player, bench_signature, record_match
-from training import report
 
 
 def test_record_adds_the_row_and_keeps_the_rows_footnote_and_paragraphs(tmp_path, monkeypatch):
@@ -80,3 +79,26 @@ def test_every_section_of_the_benchmarks_page_has_the_mark_at_most_once():
     marked = [s.splitlines()[0] for s in sections if report.KEEP_BELOW in s]
     assert all(s.count(report.KEEP_BELOW) <= 1 for s in sections)
     assert {"Matches", "WAC", "API answers judged by Stockfish", "Clock use", "WDL model"} <= set(marked)
+
+
+def test_one_writer_keeps_a_marked_table_row_per_name_and_a_marked_block_per_run(tmp_path):
+    """benchmarks/report.py is the one docs writer (issue 67): match.py's SPRT rows (record_row) and spsa.py's
+    runs (write_block) go through it, as the sections do."""
+    doc = tmp_path / "strength.md"
+    doc.write_text("# Playing strength\n\nintro\n")
+    header = ["change", "games", "result"]
+    heading = "## Changes decided by SPRT\n\nA is the change."
+    report.record_row(doc, "<!-- sprt -->", header, ["first", "10", "H1"], "cmd one", heading)
+    report.record_row(doc, "<!-- sprt -->", header, ["second", "20", "H0"], "cmd two", heading)
+    report.record_row(doc, "<!-- sprt -->", header, ["first", "30", "H0"], "cmd three", heading)
+    text = doc.read_text()
+    assert text.count("## Changes decided by SPRT") == 1 and text.count("<!-- sprt -->") == 2
+    block = text.split("<!-- sprt -->")[1]
+    rows = [line for line in block.splitlines() if line.startswith("| ") and "change" not in line]
+    assert [r.split("|")[1].strip() for r in rows] == ["second", "first"]
+    assert rows[1].endswith("<!-- cmd three -->") and "| 30 " in rows[1] and "cmd one" not in text
+    report.write_block(doc, "<!-- spsa a -->", "<!-- /spsa a -->", "run a, 10 iterations", "## SPSA runs")
+    report.write_block(doc, "<!-- spsa a -->", "<!-- /spsa a -->", "run a, 20 iterations", "## SPSA runs")
+    text = doc.read_text()
+    assert "run a, 20 iterations" in text and "10 iterations" not in text and text.count("## SPSA runs") == 1
+    assert text.startswith("# Playing strength\n\nintro\n") and text.index("<!-- sprt -->") < text.index("## SPSA")

@@ -396,12 +396,14 @@ def test_a_review_marks_the_known_blunder_and_reads_back_in_python_chess(s, monk
     assert len(at_ply_8) == 1 and (at_ply_8[0]["move"], at_ply_8[0]["judgement"]) == ("5. Nxf7??", "blunder")
     assert all(f["reason"]["text"] and f["reason"]["side"] == ("white" if f["ply"] % 2 == 0 else "black")
                for f in game["flagged"])  # every marked move says why (engine/coach)
+    assert game["opening"] == {"eco": "C50", "name": "Italian Game: Blackburne-Kostić Gambit"}  # by position
     assert game["accuracy"]["white"] < game["accuracy"]["black"] and game["acpl"]["white"] > game["acpl"]["black"]
     assert len(game["win_chances"]) == 15 and game["win_chances"][-1] == 2.5  # Black mated White: -10.00
     status, text, response = get_pgn(s, job_id)
     assert status == 200 and response["multiValueHeaders"]["Content-Type"][0].startswith("text/plain")
     (first, judged), (second, _) = read_annotated(text, games=2)
     assert first.headers["White"] == "Greed" and second.headers["White"] == "Greed again"
+    assert first.headers["ECO"] == "C50" and first.headers["Opening"] == "Italian Game: Blackburne-Kostić Gambit"
     nxf7 = judged[8][0]
     assert nxf7.san() == "Nxf7" and nxf7.nags == {chess.pgn.NAG_BLUNDER}
     # Both ways: a move without a NAG whose evals give it a mark was the search's own move.

@@ -77,6 +77,10 @@ def test_the_annotated_pgn_carries_the_sentence(reviewed):
     text = write_game(game, evals, review)
     read = chess.pgn.read_game(io.StringIO(text))
     assert read is not None and not read.errors
+    name, _, _, _ = reviewed
+    assert (read.headers["ECO"], read.headers["Opening"]) == {  # by position, lichess-org/chess-openings
+        "shilling": ("C50", "Italian Game: Blackburne-Kostić Gambit"),
+        "fischer": ("D59", "Queen's Gambit Declined: Tartakower Defense")}[name]
     nodes = list(read.mainline())
     for m in review.moves:
         if m.judgement:

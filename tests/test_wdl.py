@@ -110,16 +110,16 @@ def synthetic_dataset(folder, n_games=400, seed=7):
 
 
 def test_the_fit_finds_the_model_behind_the_data_and_beats_the_base_rates(tmp_path, monkeypatch):
-    from training import report
+    from benchmarks import report
     from training import wdl as fit
 
     synthetic_dataset(tmp_path)
     doc = tmp_path / "benchmarks.md"
     doc.write_text("# Benchmarks\n\n## WDL model\n\nthe section before\n\n## Other\n\nkept\n")
     monkeypatch.setattr(report, "DOC", doc)
-    theta, model, constant = fit.run([tmp_path], record=True, report=lambda *a: None)
+    theta, model, constant = fit.run([tmp_path], record=report.record, report=lambda *a: None)
     text = doc.read_text()  # --record replaced its section, and only it
-    assert f"`python -m training wdl --data {tmp_path} --write --record`" in text and "the section before" not in text
+    assert f"`python -m benchmarks.wdl --data {tmp_path} --write`" in text and "the section before" not in text
     assert "| WDL model (score, material)" in text and text.endswith("## Other\n\nkept\n")
     x = fit.features(np.array([36]))  # the synthetic positions' material: 16 pawns and 4 rooks
     a, b = (x @ theta[:4]).item() * 100, (x @ theta[4:]).item() * 100
@@ -198,7 +198,7 @@ def random_pairs(rng, pairs, clock=""):
 def test_the_fit_reads_match_journals_holds_back_whole_pairs_and_reports_calibration(tmp_path, monkeypatch):
     import json
 
-    from training import report
+    from benchmarks import report
     from training import wdl as fit
 
     journal = tmp_path / "selfplay.jsonl"
@@ -215,9 +215,9 @@ def test_the_fit_reads_match_journals_holds_back_whole_pairs_and_reports_calibra
     doc = tmp_path / "benchmarks.md"
     doc.write_text("# Benchmarks\n\n## WDL model\n\nold\n")
     monkeypatch.setattr(report, "DOC", doc)
-    fit.run(journals=[journal], record=True, report=lambda *a: None)
+    fit.run(journals=[journal], record=report.record, report=lambda *a: None)
     text = doc.read_text()
-    assert f"`python -m training wdl --games {journal} --write --record`" in text
+    assert f"`python -m benchmarks.wdl --games {journal} --write`" in text
     assert "the constants before this fit" in text and "By material:" in text and "draw: observed - predicted" in text
     assert "gen7's constants" in text and "each game judged by a fit without it" in text
     assert re.search(r"Of the 601 distinct games, \d+ were drawn", text)
@@ -257,7 +257,7 @@ def test_the_draw_gap_interval_is_as_wide_as_the_games_not_the_positions_allow()
 
 def test_check_judges_the_constants_in_force_on_other_games_and_fits_nothing(tmp_path, monkeypatch):
 
-    from training import report
+    from benchmarks import report
     from training import wdl as fit
 
     journal = tmp_path / "clock.jsonl"
@@ -267,11 +267,11 @@ def test_check_judges_the_constants_in_force_on_other_games_and_fits_nothing(tmp
     doc.write_text("# Benchmarks\n\n## WDL model\n\nthe fit's section, untouched\n")
     monkeypatch.setattr(report, "DOC", doc)
     before = fit.WDL_FILE.read_text()
-    gap = fit.check([journal], record=True, report=lambda *a: None)
+    gap = fit.check([journal], record=report.record, report=lambda *a: None)
     assert fit.WDL_FILE.read_text() == before  # nothing fitted, nothing written
     text = doc.read_text()
     assert "the fit's section, untouched" in text and "## WDL model at the clock" in text
-    assert f"`python -m training wdl --check {journal} --record`" in text
+    assert f"`python -m benchmarks.wdl --check {journal}`" in text
     assert "the constants in engine/wdl.py" in text and "of 120 games" in text
     # what the report says of the -30..30 bin is what these games and the constants give
     material, score, outcome, _, game = fit.games_dataset([journal])

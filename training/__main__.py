@@ -6,7 +6,8 @@ from training import __doc__ as DOC
 from training import store
 
 
-def main(argv=None):
+def parser():
+    """The commands' arguments (python -m benchmarks.wdl reads the wdl command's too)."""
     ap = argparse.ArgumentParser(prog="python -m training", description=DOC.split("\n\n")[0])
     sub = ap.add_subparsers(dest="command", required=True)
     g = sub.add_parser("gen", help="self-play games into the game store")
@@ -57,7 +58,6 @@ def main(argv=None):
     w.add_argument("--eg-scale", type=int, default=None,
                    help="the EgScale of journals whose settings do not say and that another build played "
                         "(64 for games before bench 5233284)")
-    w.add_argument("--record", action="store_true", help="record the report in docs/benchmarks.md")
     s = sub.add_parser("scale", help="does a new net keep the old one's score scale (the WDL fit's)?")
     s.add_argument("new", help="the new net file")
     s.add_argument("old", help="the net it replaces, e.g. engine/nets/kibitz.nnue")
@@ -67,6 +67,11 @@ def main(argv=None):
     st.add_argument("action", choices=("count", "commit"))
     st.add_argument("paths", nargs="*", help="folders or chunks (default: the whole store)")
     st.add_argument("--headers", action="store_true", help="count: trust each chunk's header instead of reading it")
+    return ap
+
+
+def main(argv=None):
+    ap = parser()
     args = ap.parse_args(argv)
     if args.command == "gen":
         from training import gen
@@ -84,10 +89,6 @@ def main(argv=None):
     elif args.command == "wdl":
         from training import wdl
 
-        if not (args.games or args.data or args.check):
-            ap.error("wdl: give --games JOURNAL or --data FOLDER (to fit), or --check JOURNAL (to judge)")
-        if args.check and (args.games or args.data or args.write):
-            ap.error("wdl: --check judges the constants in force; it takes no --games, --data or --write")
         wdl.main(args)
     elif args.command == "scale":
         from training import scale

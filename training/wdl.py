@@ -1,11 +1,12 @@
 """Fit engine/wdl.py's win/draw/loss model to self-play games: the one command to run again when the
 evaluation's score scale changes.
 
-    python -m training wdl --games /work/data/wdl/selfplay-300k.jsonl [--games MORE] [--write] [--record]
+    python -m training wdl --games /work/data/wdl/selfplay-300k.jsonl [--games MORE] [--write]
     python -m training wdl --data /work/data/gen1 [--data MORE]          # the gen datasets instead
-    python -m training wdl --check /work/data/matches/m-timestab-full.jsonl [--record]  # judge, no fit
+    python -m training wdl --check benchmarks/journals/m-timestab-s58.jsonl.gz   # judge, no fit
+    python -m benchmarks.wdl ...   # the same arguments, and the report recorded in docs/benchmarks.md
 
-The games are what the answers describe: `benchmarks/match.py self --journal J` at a real clock or a
+The games are what the answers describe: `python -m benchmarks.match self --journal J` at a real clock or a
 node count like one, each move's search score in its PGN's [%eval]. Each position searched gives its
 material, the mover's score and the game's result for the mover; a gen dataset's records
 (training/records.py) give the same. The constants are fitted on every game by maximum likelihood
@@ -19,20 +20,19 @@ force before the fit, and the calibration tables, with the number of distinct ga
 (a game's positions share one result, so a bin's games, more than its positions, say how far its
 observed share can be trusted).
 
---write rewrites the FITTED block of engine/wdl.py (the one place the constants live); --record
-puts the report in docs/benchmarks.md ("WDL model"). --check fits nothing: it judges engine/wdl.py's
-constants on other games, say the SPRTs' matches at 10+0.1 (section "WDL model at the clock").
+--write rewrites the FITTED block of engine/wdl.py (the one place the constants live); run as
+`python -m benchmarks.wdl` the report goes into docs/benchmarks.md ("WDL model"). --check fits nothing:
+it judges engine/wdl.py's constants on other games, say the SPRTs' matches at 10+0.1 (section "WDL model at the clock").
 """
 
-import json
 import pathlib
 import re
 
 import numpy as np
 
 from training import records, store
-from training.report import read_journal, table
-from training.report import record as record_section
+from training.journals import read_journal
+from training.markdown import table
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 WDL_FILE = ROOT / "engine" / "wdl.py"
@@ -132,8 +132,7 @@ def games_eg_scale(journals, stated=None):
     default = DEFAULTS[INDEX["EgScale"]]
     found = set()
     for journal in journals:
-        first = pathlib.Path(journal).read_text().split("\n", 1)[0]
-        players = json.loads(first).get("settings", {})
+        players = read_journal(journal)[0]
         for side in ("a", "b"):
             if side not in players:
                 continue
@@ -427,9 +426,9 @@ def run(folders=(), journals=(), write=False, record=False, report=print, eg_sca
         write_constants(theta, sources, eg_scale)
         report(f"wrote the constants into {WDL_FILE.relative_to(ROOT)}")
     if record:
-        command = "python -m training wdl " + " ".join([*(f"--games {j}" for j in journals),
-                                                          *(f"--data {f}" for f in folders)]) + " --write --record"
-        record_section("WDL model", text, command)
+        command = "python -m benchmarks.wdl " + " ".join([*(f"--games {j}" for j in journals),
+                                                          *(f"--data {f}" for f in folders)]) + " --write"
+        record("WDL model", text, command)
     return theta, model, constant
 
 
@@ -464,13 +463,19 @@ def check(journals, record=False, report=print, eg_scale=None):
             f"the fit; {drawn} of the {finished} distinct games were drawn ({100 * drawn / max(finished, 1):.1f}%).")
     report("\n" + text)
     if record:
-        command = "python -m training wdl --check " + " --check ".join(map(str, journals)) + " --record"
-        record_section("WDL model at the clock", text, command)
+        command = "python -m benchmarks.wdl --check " + " --check ".join(map(str, journals))
+        record("WDL model at the clock", text, command)
     return gap
 
 
-def main(args):
+def main(args, record=None):
+    """The wdl command; record(section, text, command) puts the report in the docs (python -m benchmarks.wdl
+    passes benchmarks/report.py's: training writes no docs)."""
+    if not (args.games or args.data or args.check):
+        raise SystemExit("wdl: give --games JOURNAL or --data FOLDER (to fit), or --check JOURNAL (to judge)")
+    if args.check and (args.games or args.data or args.write):
+        raise SystemExit("wdl: --check judges the constants in force; it takes no --games, --data or --write")
     if args.check:
-        check(args.check, record=args.record, eg_scale=args.eg_scale)
+        check(args.check, record=record, eg_scale=args.eg_scale)
         return
-    run(args.data or (), args.games or (), write=args.write, record=args.record, eg_scale=args.eg_scale)
+    run(args.data or (), args.games or (), write=args.write, record=record, eg_scale=args.eg_scale)

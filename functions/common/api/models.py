@@ -206,6 +206,11 @@ def reason_answer(reason):
     return ReasonAnswer(**d)
 
 
+def opening_answer(opening):
+    """engine.openings.Opening (or None) -> OpeningAnswer (or None)."""
+    return OpeningAnswer(eco=opening.eco, name=opening.name) if opening is not None else None
+
+
 class ThreatAnswer(BaseModel):
     move: str = Field(description="the opponent's best move if it were their turn, UCI")
     san: str
@@ -224,6 +229,13 @@ def threat_answer(threat):
     return ThreatAnswer(move=threat.move, san=threat.san, score=score_answer(threat.score), pv=list(threat.pv),
                         pv_san=list(threat.pv_san), depth=threat.depth, nodes=threat.nodes, time_ms=threat.time_ms,
                         reason=reason_answer(threat.reason))
+
+
+class OpeningAnswer(BaseModel):
+    """The position's opening by lichess-org/chess-openings (CC0), matched by position (engine/openings.py)."""
+
+    eco: str = Field(description="ECO code, e.g. B90")
+    name: str = Field(description="e.g. Sicilian Defense: Najdorf Variation")
 
 
 class LineAnswer(BaseModel):
@@ -291,6 +303,8 @@ class AnalysisAnswer(BaseModel):
     tbhits: int = Field(0, description="endgame table probes this answer made")
     engine: EngineInfo
     reason: ReasonAnswer | None = Field(None, description="the best move's reason (with `explain`)")
+    opening: OpeningAnswer | None = Field(None, description="the opening this position is, by its pieces (a "
+                                                            "transposition too): null when it has no name")
     threat: ThreatAnswer | None = Field(None, description="the opponent's threat (with `threats`); null when not "
                                                           "asked, when the side to move is in check, or the game "
                                                           "is over")
@@ -320,7 +334,7 @@ class AnalysisAnswer(BaseModel):
     @classmethod
     def of(cls, found, budget_ms, hash_mb, threads=1, cached=False):
         """The answer for engine.result.Analysis `found`: SAN, White's view, WDL and the game's result added."""
-        from engine import wdl
+        from engine import openings, wdl
         from engine.board import Board
         from engine.san import line_san
 
@@ -351,6 +365,7 @@ class AnalysisAnswer(BaseModel):
             tablebase=TablebaseAnswer(**found.tablebase) if found.tablebase else None, tbhits=found.tbhits,
             engine=EngineInfo(name=engine.NAME, version=engine.__version__, backend=found.backend),
             reason=reason_answer(found.reason), threat=threat_answer(found.threat),
+            opening=opening_answer(openings.named(board) if board is not None else None),
         )
 
 

@@ -11,6 +11,7 @@ from pydantic_core import PydanticCustomError
 
 from functions.common.api.models import (
     AnalysisAnswer,
+    OpeningAnswer,
     PositionFields,
     ReasonAnswer,
     RequestLimits,
@@ -162,6 +163,9 @@ class GameSummary(BaseModel):
     win_chances: list[float | None] = Field(description="White's win% in each position by Lichess's formula from "
                                                         "centipawns (not the W/D/L model's), from the start; null "
                                                         "where the analysis failed")
+    opening: OpeningAnswer | None = Field(None, description="the last named position the game passed through "
+                                                            "(lichess-org/chess-openings, by position: "
+                                                            "transpositions too); null when none has a name")
 
 
 class JobState(BaseModel):

@@ -11,7 +11,7 @@ order. A position that failed (or is missing) has no analysis: the moves next to
 
 import json
 
-from engine import wdl
+from engine import openings, wdl
 from engine.annotated_pgn import write_game
 from engine.board import Board
 from engine.pgn import Game, move_label
@@ -19,7 +19,7 @@ from engine.result import Score
 from engine.review import GLYPHS, PositionEval, review_game
 from engine.san import line_san
 from functions.common.api.http import InputError
-from functions.common.api.models import reason_answer
+from functions.common.api.models import opening_answer, reason_answer
 from functions.common.jobs.models import FlaggedMove, GameSummary, Judgements, SideAccuracy, SideAcpl
 
 MAX_GAMES_BYTES = 300 * 1024  # of the job item's 400 KB
@@ -101,7 +101,8 @@ def summary(game, review):
         acpl=SideAcpl(white=white.acpl, black=black.acpl),
         judgements={"white": Judgements(**white.counts), "black": Judgements(**black.counts)},
         judged=sum(1 for m in review.moves if m.accuracy is not None), flagged=flagged(game, review),
-        win_chances=[round(w, 1) if w is not None else None for w in review.win_chances])
+        win_chances=[round(w, 1) if w is not None else None for w in review.win_chances],
+        opening=opening_answer(openings.of_game(game.start_fen, game.moves, game.chess960)))
 
 
 def annotated_pgn(job, results):
