@@ -25,6 +25,16 @@ def _analysis(best=None, side=None, lines=1):
     return check
 
 
+def _explained(body):
+    """WAC.060 with explain and threats: Qh8+ mates in 2 on the back rank; the threat has its own reason."""
+    _analysis(best={"h3h8"}, side="white")(body)
+    reason = body["reason"]
+    assert reason["kind"] == "mate" and reason["squares"] == ["h8"] and reason["mate"] == 2, body
+    assert body["lines"][0]["reason"] == reason and reason["text"].startswith("Mates in 2"), body
+    threat = body["threat"]
+    assert threat["move"] and threat["pv"][0] == threat["move"] and threat["reason"]["text"], body
+
+
 def _over(reason, result, wdl):
     def check(body):
         assert body["game_over"] == reason and body["result"] == result, body
@@ -58,6 +68,7 @@ CASES = {
     "analyze-post.json": (200, JSON, _analysis(side="black")),
     "analyze-post-moves-multipv.json": (200, JSON, _analysis(side="black", lines=3)),
     "analyze-post-depth.json": (200, JSON, _analysis(best={"d1d8"}, side="white")),  # back-rank mate in one
+    "analyze-post-explain.json": (200, JSON, _explained),  # the coach's reasons and the threat (engine/coach)
     "analyze-post-checkmate.json": (200, JSON, _over("checkmate", "0-1", {"win": 0, "draw": 0, "loss": 1000})),
     "analyze-post-repetition.json": (200, JSON, _over("threefold repetition", "1/2-1/2",
                                                       {"win": 0, "draw": 1000, "loss": 0})),

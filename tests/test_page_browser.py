@@ -305,6 +305,17 @@ def test_a_mate_and_a_finished_game(open_page):
     assert page.locator("#lines li.line").count() == 0 and page.locator("#board [data-arrow]").count() == 0
 
 
+def test_an_endgame_within_the_tables_says_who_wins_and_the_mate(open_page):
+    page = open_page()
+    set_fen(page, "8/8/8/4k3/8/8/8/4K2Q b - - 0 1")  # Black to move, mated in 9 by the table
+    answer = analyse(page, think_index=0, multipv=1)
+    assert answer["tablebase"]["category"] == "loss" and answer["tablebase"]["dtm"] == -9
+    assert page.text_content("#stats") == "Tablebase: White wins, mate in 9"
+    set_fen(page, "8/8/4k3/8/3b4/8/8/4K2R w - - 0 1")  # rook against bishop
+    analyse(page, think_index=0, multipv=1)
+    assert page.text_content("#stats") == "Tablebase: draw"
+
+
 def test_a_promotion_asks_for_the_piece(open_page):
     page = open_page()
     fen = "8/P6k/8/8/8/8/8/K7 w - - 0 1"

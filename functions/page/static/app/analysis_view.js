@@ -80,7 +80,7 @@ export class AnalysisView {
       text("span", "muted", "Best "), text("strong", "best-move", answer.best_move_san || answer.best_move),
       text("span", "muted", answer.ponder_san ? `  then ${answer.ponder_san}` : ""),
       text("span", "muted words", typeof answer.score.mate === "number" ? ` · ${scoreWords(answer.score, side)}` : ""))
-    this.el.stats.textContent = [
+    this.el.stats.textContent = answer.tablebase ? tablebaseText(answer) : [
       `depth ${answer.depth}/${answer.seldepth}`, `${compact(answer.nodes)} nodes`, `${compact(answer.nps)} nps`,
       duration(answer.time_ms),
     ].join(" · ")
@@ -169,4 +169,14 @@ function text(tag, className, content) {
   el.className = className
   el.textContent = content
   return el
+}
+
+// "Tablebase: White wins, mate in 23" (or "Tablebase: draw"): the endgame tables' answer, the category being
+// the side to move's.
+export function tablebaseText(answer) {
+  const {category, dtm} = answer.tablebase
+  if (category === "draw") return "Tablebase: draw"
+  const mover = answer.side_to_move === "black" ? "Black" : "White"
+  const winner = category === "win" ? mover : (mover === "White" ? "Black" : "White")
+  return `Tablebase: ${winner} wins, mate in ${Math.abs(dtm)}`
 }
