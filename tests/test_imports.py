@@ -56,16 +56,16 @@ def test_training_reads_no_file_of_the_tests():
                 if '"tests"' in path.read_text() or "tests/" in path.read_text()]
 
 
-def module_name(path):
-    parts = path.relative_to(ROOT).with_suffix("").parts
+def module_name(path, root=ROOT):
+    parts = path.relative_to(root).with_suffix("").parts
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
-def import_graph(packages):
+def import_graph(packages, root=ROOT):
     """{module: {modules it imports, at the top or inside a function}} over the project's packages. An import of
     a package the module is inside is no edge: Python runs that __init__ first whatever the module imports
     (engine/__init__.py is a facade that imports its submodules when called)."""
-    modules = {module_name(p): p for pkg in packages for p in (ROOT / pkg).rglob("*.py")
+    modules = {module_name(p, root): p for pkg in packages for p in (root / pkg).rglob("*.py")
                if not {"static", "__pycache__"} & set(p.parts)}
 
     def resolve(name):
@@ -152,3 +152,88 @@ def test_functions_import_their_own_code_at_the_top():
                     if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module.startswith("functions"):
                         late.add((str(path.relative_to(ROOT)), node.module))
     assert late == LAZY_ON_PURPOSE
+
+
+def test_a_circle_put_back_into_a_package_fails_the_import_test(tmp_path):
+    """The same check over a tiny package on disk: a circle held open by a function-local import (as job_store and
+    s3_jobs were, issue 67) is found, and so is one between a package's modules at the top."""
+    pkg = tmp_path / "pkg"
+    (pkg / "jobs").mkdir(parents=True)
+    (pkg / "__init__.py").write_text("")
+    (pkg / "jobs" / "__init__.py").write_text("")
+    (pkg / "jobs" / "store.py").write_text("def job():\n    from pkg.jobs import s3\n    return s3\n")
+    (pkg / "jobs" / "s3.py").write_text("from pkg.jobs.store import job\n")
+    (pkg / "aws.py").write_text("import json\n")
+    assert circles(import_graph(["pkg"], tmp_path)) == [["pkg.jobs.s3", "pkg.jobs.store"]]
+    (pkg / "jobs" / "store.py").write_text("from pkg import aws\n")  # the circle broken: imports run one way
+    assert circles(import_graph(["pkg"], tmp_path)) == []
+    (pkg / "aws.py").write_text("from .jobs import s3\n")  # a relative import closing a longer one
+    assert circles(import_graph(["pkg"], tmp_path)) == [["pkg.aws", "pkg.jobs.s3", "pkg.jobs.store"]]
+
+
+# A function-local import is a circle or an import order held open, unless it is one of these (issue 67):
+# - an optional dependency (pyproject's extras: the runtime needs only numpy), imported where it is used;
+OPTIONAL = {"boto3", "botocore", "zstandard", "numba", "websockets", "ziglang", "moto", "tqdm", "pydantic",
+            "hypothesis", "requests", "schemathesis", "playwright", "chess", "aws_lambda_powertools", "yaml", "flask",
+            "flask_cors", "torch", "setuptools"}
+# - a command line's lazy imports: a subcommand's code, imported when it runs (`--help` and the cheap commands
+#   stay quick); the benchmarks are all scripts.
+CLIS = {"engine/uci.py", "engine/build.py", "kibitz/cli.py", "training/__main__.py"}
+# - these modules' own reasons.
+LOCAL_IMPORTS = {
+    "engine/__init__.py": "the facade imports its submodules when called: `import engine` stays cheap",
+    "engine/bench.py": "engine.analyse behind the bench positions, which the tests read without a search",
+    "engine/cache_key.py": "the version, profiles and bench signature, read once for the key's salt",
+    "engine/coached.py": "the search and SAN only when a coached answer is asked for",
+    "engine/deepening.py": "the tablebases, loaded only when a search probes them",
+    "engine/fen.py": "random, for the one Chess960 draw",
+    "engine/native.py": "the compiled module or the numba fallback: which one is the choice this module makes",
+    "engine/openings.py": "the board, only to replay a book line",
+    "engine/pgn.py": "the board, FEN and SAN readers, only when a game is read or written",
+    "engine/review.py": "the board and the coach, only when a review runs",
+    "engine/tablebase.py": "SAN and the result types, only when a probe is answered",
+    "functions/analyze/app.py": "only /swagger documents the jobs routes: off AnalyzeFunction's cold start",
+    "functions/common/api/models.py": "the WDL model, openings and SAN, only for the answers that include them",
+    "functions/common/jobs/positions.py": "the board and PGN reader, only for the jobs that send moves or games",
+    "functions/common/jobs/s3/chunking.py": "the EPD and FEN readers, only when a chunk is parsed",
+    "kibitz/batch_client.py": "the direct API's functions code, only for `--direct` (no server); gzip for .gz files",
+    "kibitz/eventsource.py": "a poller process's own imports, after its fork",
+    "kibitz/live_view.py": "the local stack and the client, only when a live view runs",
+    "kibitz/review_client.py": "the local stack, only for a review without a server",
+    "kibitz/ws_server.py": "the template's document, read when a server starts",
+    "training/export.py": "the features, only for --check",
+    "training/gen.py": "the engine and self-play in each worker process, after its spawn",
+    "training/store.py": "the board and the compiled module, only to replay or verify a chunk",
+    "training/wdl.py": "the engine's board, PGN reader and WDL model, only for the fits that read games",
+}
+
+
+def local_imports(path):
+    """The top-level names a module imports inside its functions."""
+    names = set()
+    for fn in ast.walk(ast.parse(path.read_text(), str(path))):
+        if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            for node in ast.walk(fn):
+                if isinstance(node, ast.Import):
+                    names |= {alias.name.split(".")[0] for alias in node.names}
+                elif isinstance(node, ast.ImportFrom):
+                    names.add("." if node.level else node.module.split(".")[0])
+    return names
+
+
+def test_function_local_imports_are_optional_dependencies_or_have_a_reason():
+    late = {}
+    for package in LAYERS[:-2]:
+        for path in sorted((ROOT / package).rglob("*.py")):
+            name = str(path.relative_to(ROOT))
+            if "static" in path.parts or package == "benchmarks" or name in CLIS or name in LOCAL_IMPORTS:
+                continue
+            if local_imports(path) - OPTIONAL:
+                late[name] = sorted(local_imports(path) - OPTIONAL)
+    assert late == {}, "import these at the top, or give the module its reason in LOCAL_IMPORTS"
+    assert all((ROOT / name).exists() for name in [*LOCAL_IMPORTS, *CLIS]), "a module listed here is gone"
+
+
+def test_the_local_import_check_sees_one(tmp_path):
+    (tmp_path / "m.py").write_text("import boto3\n\ndef f():\n    import zstandard\n    from engine import pgn\n")
+    assert local_imports(tmp_path / "m.py") - OPTIONAL == {"engine"}
