@@ -50,6 +50,15 @@ def test_explain_gives_every_line_its_reason(runtime):
         assert line["reason"]["moves"] == line["pv"][:len(line["reason"]["moves"])]
 
 
+def test_get_takes_them_as_query_parameters(runtime):
+    query = "fen=" + WAC_060.replace(" ", "_") + "&explain=true&threats=true&nodes=20000&threads=1&cache=off"
+    with captured(runtime):
+        response = runtime.invoke(proxy_event("GET", "/analyze", query, {}, None))
+    answer = json.loads(response["body"])
+    assert response["statusCode"] == 200, answer
+    assert answer["reason"]["kind"] == "mate" and answer["threat"] is not None
+
+
 def test_without_explain_the_reasons_are_null(runtime):
     status, answer = post(runtime, {"fen": WAC_060, **search(nodes=5_000)})
     assert status == 200 and answer["reason"] is None and answer["threat"] is None

@@ -161,6 +161,16 @@ def test_the_result_is_what_post_analyze_answers(runtimes):
     assert result == answer
 
 
+def test_the_result_carries_the_reasons_and_the_threat(runtimes):
+    # WAC.021: were it Black's turn, Qxd2 would take White's queen; the same fields as POST /analyze's
+    fen = "5rk1/1b3p1p/pp3p2/3n1N2/1P6/P1qB1PP1/3Q3P/4R1K1 w - - 0 1"
+    request = {"fen": fen, "nodes": 60000, "threads": 1, "cache": "off", "explain": True, "threats": True}
+    _, messages = analyze(runtimes, request)
+    result = messages[-1]
+    assert result["type"] == "result" and result["reason"]["text"] and result["lines"][0]["reason"] == result["reason"]
+    assert result["threat"]["san"] == "Qxd2" and result["threat"]["reason"]["squares"] == ["d2"]
+
+
 def test_chess960_streams_castling_king_to_rook(runtimes):
     # White's only mate is queen-side castling, king b1 to rook a1
     _, messages = analyze(runtimes, {"fen": "2rkr3/2p1p3/8/8/8/8/PPP5/RK6 w Q - 0 1", "variant": "chess960",

@@ -43,7 +43,7 @@ def test_mate_in_one(fen):
 def test_mates_in_two_and_three(fen, mate):
     # Slack beyond the mate's own plies: the queen sacrifice of the first position (Qg6, which loses the
     # queen to a static exchange) is pruned at low depth. The hand-written evaluation (gone since the
-    # tag search-features-2026-11) saw it at depth 8, the earlier nets by depth 10, net-e and net-f at 11
+    # commit fddcce6) saw it at depth 8, the earlier nets by depth 10, net-e and net-f at 11
     # (17k nodes; in 1 s they reach that depth too).
     r = analyse(fen, depth=2 * mate + 8)
     assert r.score.mate == mate, r
