@@ -96,7 +96,8 @@ def run(explain, threats, **kwargs):
         found = explained(found)
     board = Board(found.fen, chess960=found.chess960)
     null = null_board(board) if found.terminal is None else None
-    if null is None:
+    stop = kwargs.get("stop")
+    if null is None or (stop is not None and stop.is_set()):  # stopped: answer now, without the threat
         return found
     if threat_ms is not None:  # what is left of the request's time, at most its share
         threat_ms = max(1, min(threat_ms, movetime_ms - (time.monotonic_ns() - started) // 1_000_000))

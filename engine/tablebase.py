@@ -345,6 +345,23 @@ def within_fifty(board, value):
     return value == DRAW or board.halfmove_clock + value <= 100
 
 
+def returns_to_history(board):
+    """Whether a legal move of board returns to a position of its game since the last capture or pawn move: the
+    search scores such a return as a draw (a repetition the tables know nothing of), so it answers instead."""
+    if min(board.halfmove_clock, board.ply) < 3:  # a return takes at least four plies
+        return False
+    for mv in board.legal_moves():
+        board.push(mv)
+        try:
+            back = min(board.halfmove_clock, board.ply)
+            repeated = back >= 4 and board.key in {int(k) for k in board.keys[board.ply - back:board.ply]}
+        finally:
+            board.pop()
+        if repeated:
+            return True
+    return False
+
+
 def in_reach(board):
     """Whether board could be in the tables (up to four pieces, no castling rights), without reading one."""
     return int((board.board != EMPTY).sum()) <= MAX_PIECES and board.st[ST_CASTLE] == 0
@@ -390,8 +407,8 @@ def answer(board, side, started, multipv=1, backend="", tables=None):
     tables = tables or default()
     hits = tables.hits
     value = tables.probe(board)
-    if value is None or not within_fifty(board, value):
-        return None  # outside the tables, or a mate the fifty-move rule may cut: searched
+    if value is None or not within_fifty(board, value) or returns_to_history(board):
+        return None  # outside the tables, a mate the fifty-move rule may cut, or a repetition within reach: searched
     _, children = tables._best_child(board)
     if not children:
         return None  # mated or stalemated: engine.game_over answers those
@@ -445,4 +462,4 @@ def default():
 
 
 __all__ = ["DRAW", "BLACK", "Material", "Tables", "answer", "catalogue", "category", "default", "dtm_moves", "field",
-           "in_reach", "key_maps"]
+           "in_reach", "key_maps", "returns_to_history", "within_fifty"]

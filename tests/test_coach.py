@@ -116,3 +116,9 @@ def test_threat_wording():
 def test_every_kind_is_documented():
     for k in ("mate", "fork", "pin", "skewer", "hangs", "allows_mate", "loses"):
         assert k in KINDS
+
+
+def test_a_line_ending_on_a_capture_with_check_counts_the_recapture():
+    # Qxf7+ takes a pawn with check, and the king takes the queen back: no material won, the queen lost
+    r = line("6k1/5ppp/8/8/8/5Q2/5PPP/6K1 w - - 0 1", ["f3f7"], Score(cp=-800))
+    assert r.kind == "loses_material" and r.material == -8 and r.squares == ("f7",), r

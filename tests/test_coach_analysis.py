@@ -103,3 +103,12 @@ def test_the_null_move_position_clears_en_passant():
 def test_threats_need_a_budget_to_share():
     with pytest.raises(ValueError, match="threats"):
         engine.analyse(wtime=1000, btime=1000, threats=True)
+
+
+def test_a_stopped_search_answers_without_the_threat():
+    from engine.stop_signal import StopSignal
+
+    stop = StopSignal()
+    stop.set()
+    found = engine.analyse(WAC["WAC.021"], movetime_ms=2000, threats=True, stop=stop)
+    assert found.best_move is not None and found.threat is None

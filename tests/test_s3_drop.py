@@ -48,12 +48,13 @@ def no_marker(s, key):
 
 
 def test_a_dropped_pgn_with_metadata_runs_and_its_marker_names_the_job(s):
-    m = drop(s, "incoming/club games.pgn", GAMES, {"movetime-ms": "5"})
+    m = drop(s, "incoming/club games.pgn", GAMES, {"movetime-ms": "5", "tablebases": "false"})
     assert m["source"] == f"s3://{s.input}/incoming/club games.pgn" and m["status_url"] == f"/jobs/{m['job_id']}"
     out = s.functions["JobsFunction"].environment["KIBITZ_OUTPUT_BUCKET"]
     assert m["output"] == f"s3://{out}/{m['job_id']}/"
     job = run_pollers(s, m["job_id"])
     assert (job["status"], job["total"], job["options"].movetime_ms) == ("done", 94, 5)
+    assert job["options"].tablebases is False  # x-amz-meta-tablebases
     state, lines, pgn = output(s, m["job_id"])
     assert state["s3"]["output"]["jsonl"] == f"{m['job_id']}/results.jsonl"
     check_pgn_output(lines, pgn, GAMES)

@@ -58,6 +58,14 @@ def test_a_mate_the_fifty_move_rule_would_cut_is_searched_not_claimed():
     assert found.tablebase is None and found.nodes > 0
 
 
+def test_a_repetition_within_reach_is_searched_not_answered_by_the_tables():
+    # Black is lost by the table, but Kh8 would repeat the game's position for the third time: a draw
+    history = ["h1g1", "h8g8", "g1h1", "g8h8", "h1g1", "h8g8", "g1h1"]
+    found = engine.analyse("7k/8/8/8/8/8/8/3Q3K w - - 0 1", moves=history, depth=6)
+    assert found.tablebase is None and found.best_move == "g8h8" and found.score.cp == 0
+    assert engine.analyse("6k1/8/8/8/8/8/8/3Q3K b - - 0 1", depth=6).tablebase["category"] == "loss"
+
+
 def test_five_pieces_have_no_table_field():
     found = engine.analyse("4k3/8/8/8/8/8/8/RR2K2R w - - 0 1", depth=3)
     assert found.tablebase is None

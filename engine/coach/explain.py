@@ -265,6 +265,9 @@ def explain_line(board, score, pv, mode="wins", best=None):
         kind = "loses_material" if lost.kind == "hangs" else lost.kind
         return Reason(kind=kind, side=side, text=lost.text, pieces=lost.pieces, squares=lost.squares,
                       moves=lost.moves, san=lost.san, material=lost.material, themes=lost.themes)
+    left = _left_en_prise(w, side, score)
+    if left is not None:
+        return left
     if best is not None and best[0].cp is not None and score.cp is not None and best[1]:
         better = walk(board, best[1][:1]).sans()
         return Reason(kind="loses", side=side, text=f"{_pawns(score.cp)} against {_pawns(best[0].cp)} after "
@@ -273,6 +276,28 @@ def explain_line(board, score, pv, mode="wins", best=None):
     text = "no material changes hands along the line" + (f"; the score is {_pawns(score.cp)}" if score.cp is not None
                                                           else "")
     return Reason(kind="quiet", side=side, text=text, moves=tuple(pv), san=w.sans(), material=w.final())
+
+
+def _left_en_prise(w, side, score):
+    """When the line's material comes only from what its last position leaves to be taken (static
+    exchange there, no capture of the line's own): that piece, as won or lost. None otherwise, and None
+    when the search's score says the other way (static exchange sees no pins or threats: the line's
+    own score overrules it)."""
+    net = w.final()
+    if abs(net) < MATERIAL_MIN or w.pending_sq is None or score.cp is None or net * score.cp <= 0:
+        return None
+    end_side = (w.side + len(w.plies)) & 1  # who takes it: the side the material favours, or not this case
+    if end_side != (w.side if net > 0 else 1 - w.side):
+        return None
+    end = w.plies[-1].after if w.plies else w.start
+    sq, line = w.pending_sq, " ".join(w.sans())
+    if net > 0:
+        return Reason(kind="material", side=side, text=f"ends with {on(end[sq], sq)} left to be taken: {line}",
+                      pieces=(piece_name(end[sq]),), squares=(square_name(sq),), moves=w.ucis(), san=w.sans(),
+                      material=net)
+    return Reason(kind="loses_material", side=side, text=f"leaves {on(end[sq], sq)} to be taken: {line}",
+                  pieces=(piece_name(end[sq]),), squares=(square_name(sq),), moves=w.ucis(), san=w.sans(),
+                  material=net)
 
 
 def explain_threat(board, score, pv):

@@ -35,6 +35,7 @@ class Walk:
     plies: tuple  # Ply per move
     balance: tuple  # the first mover's material lead (pawns) before the line and after each ply
     pending: int  # what the side to move at the end wins at once by static exchange (pawns, >= 0)
+    pending_sq: int | None = None  # where it wins it (None when it wins nothing)
 
     def final(self):
         """What the first mover gains in material along the line (pawns; negative: loses), the pending
@@ -78,11 +79,17 @@ def walk(board, pv):
         balance.append(bf.material(after, side))
     end = plies[-1].after if plies else start
     end_side = b.side
-    pending = 0
-    if not (plies and plies[-1].mate) and not b.in_check():
-        pending = max((bf.see(end, sq, end_side) for sq in range(64)
-                       if end[sq] != EMPTY and bf.colour(end[sq]) != end_side), default=0)
-    return Walk(start=start, side=side, plies=tuple(plies), balance=tuple(balance), pending=pending)
+    pending, pending_sq = 0, None
+    checkers = b.checkers()
+    if not (plies and plies[-1].mate) and not checkers:
+        pending, pending_sq = max(((bf.see(end, sq, end_side), sq) for sq in range(64)
+                                   if end[sq] != EMPTY and bf.colour(end[sq]) != end_side), default=(0, None))
+    elif plies and not plies[-1].mate and checkers == 1 << plies[-1].to:
+        # in check from the piece that just moved, alone: taking it is the one capture the rules allow, so a
+        # line that ends on a capture with check (Qxg7+) is counted with the recapture (Kxg7) it leaves
+        pending, pending_sq = bf.see(end, plies[-1].to, end_side), plies[-1].to
+    return Walk(start=start, side=side, plies=tuple(plies), balance=tuple(balance), pending=pending,
+                pending_sq=pending_sq if pending > 0 else None)
 
 
 def piece_name(piece):

@@ -10,9 +10,9 @@ the object, where whoever dropped it will look:
 
 Options: a sidecar `<key>.json` ({"format": "pgn", "movetime_ms": 100, ...}: POST /jobs fields), put
 before the object, else the object's metadata (x-amz-meta-format, x-amz-meta-movetime-ms, -depth,
--nodes, -multipv, -variant); the format else from the name (.pgn, .epd, .jsonl, plain or .gz/.zst). Keys ending
-in .json (sidecars, markers) start nothing. The job id is derived from the bucket, key and ETag, so an
-event delivered twice starts one job.
+-nodes, -multipv, -cache, -tablebases, -variant); the format else from the name (.pgn, .epd, .jsonl, plain
+or .gz/.zst). Keys ending in .json (sidecars, markers) start nothing. The job id is derived from the bucket,
+key and ETag, so an event delivered twice starts one job.
 """
 
 import json
@@ -32,7 +32,7 @@ from functions.common.jobs.s3.submit import submit_s3
 
 DROP_PREFIX = "incoming/"
 MARKER_SUFFIX = ".job.json"
-OPTIONS = ("format", "movetime_ms", "depth", "nodes", "multipv", "cache", "variant")
+OPTIONS = ("format", "movetime_ms", "depth", "nodes", "multipv", "cache", "tablebases", "variant")
 SUFFIX_FORMATS = {".pgn": "pgn", ".epd": "epd", ".jsonl": "jsonl"}
 MAX_SIDECAR_BYTES = 64 * 1024
 MISSING = ("404", "NoSuchKey", "NotFound", "403", "AccessDenied")  # without s3:ListBucket a missing key is a 403
