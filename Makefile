@@ -28,7 +28,7 @@ CURL_EXAMPLE := curl -s -X POST http://127.0.0.1:3000/analyze -H 'Content-Type: 
 
 BATCH_EXAMPLE := .venv/bin/kibitz batch submit tests/data/bratko_kopec.epd --movetime-ms 200 --wait --format epd
 
-.PHONY: all venv build run test lint bench clean sam sam-build browser checkov
+.PHONY: all venv build run test test-fast lint bench clean sam sam-build browser checkov
 
 all: build
 
@@ -100,6 +100,13 @@ test: build $(SAM_INSTALLED) browser checkov
 	$(BIN)/python -m ruff check $(LINT_PATHS)
 	$(BIN)/cfn-lint template.yaml
 	KIBITZ_SAM=$(SAM) $(BIN)/python -m pytest -q
+
+# The unit tier only (tests/conftest.py assigns the tiers: in-process tests, no moto, servers, artifacts or
+# browser, nothing marked slow), for the edit-and-test loop: a few minutes on a built checkout, and it says how
+# long it took. `make test` above is what CI runs (.ci/run): lint, the template checks and every tier.
+test-fast: build
+	@start=$$(date +%s); $(BIN)/python -m pytest -q -m "unit and not slow"; status=$$?; \
+		echo "make test-fast: the unit tier took $$(( $$(date +%s) - start )) s"; exit $$status
 
 lint: $(INSTALLED)
 	$(BIN)/python -m ruff check $(LINT_PATHS)

@@ -66,3 +66,42 @@ def tables():
     from engine import native
 
     return native.TABLES
+
+
+# The tiers (issue 67): `make test-fast` runs the unit tier less its slow tests, `make test` (CI) runs everything.
+# A module is unit unless named here.
+BROWSER = {"test_page_browser", "test_page_live_browser"}  # Debian's chromium through Playwright
+INTEGRATION = {
+    # moto-backed AWS (S3, SQS, DynamoDB servers on 127.0.0.1) and the local stack
+    "test_analysis_cache", "test_batch", "test_batch_local", "test_bill", "test_cache_batch", "test_jobs_api",
+    "test_jobs_chess960", "test_live", "test_live_server", "test_s3_drop", "test_s3_jobs", "test_s3_chess960",
+    "test_jobs_positions", "test_review", "test_page",
+    # built artifacts, other interpreters, sam and the compiler
+    "test_api_artifact", "test_api_local", "test_api_template", "test_api_fuzz", "test_build", "test_python313",
+    "test_snapstart", "test_live_template",
+    # processes of their own: engines over UCI, matches, self-play workers
+    "test_match_journal", "test_uci", "test_uci_search", "test_bench", "test_smp",
+}
+# In-process, but minutes of the unit tier: slow, so left to make test (durations from a run of the unit tier)
+# (A loaded 2-core host, 2026-12-02: ~130-150 s each; the unit tier was ~15 min with them.)
+SLOW = {
+    "test_answers": "parses every kept journal's games for the fixed sample",
+    "test_differential": "300 random games move by move against python-chess",
+    "test_properties": "Hypothesis: thousands of generated FENs, EPDs and games",
+    "test_endgames": "searches of a million nodes a move, replaying ladder games",
+    "test_store": "plays self-play games: compiles the whole game loop with numba",
+    "test_tablebase4": "checks every value of each 4-piece table against its children",
+}
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        module = item.path.stem
+        if module in BROWSER:
+            item.add_marker(pytest.mark.browser)
+        elif module in INTEGRATION:
+            item.add_marker(pytest.mark.integration)
+        else:
+            item.add_marker(pytest.mark.unit)
+        if module in SLOW:
+            item.add_marker(pytest.mark.slow)  # SLOW[module] says why
