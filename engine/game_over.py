@@ -46,10 +46,18 @@ def insufficient_material(board):
 
 def repetitions(board):
     """How many times the current position has occurred (itself included) since the last irreversible move."""
-    n = board.ply
-    key = board.keys[n]
+    return count_repetitions(board.keys, board.ply, board.halfmove_clock)
+
+
+def count_repetitions(keys, ply, halfmove_clock):
+    """repetitions() on the position arrays: how many times keys[ply] occurs among the positions of the same
+    side to move since the last irreversible move. Plain loops, so that self-play's compiled games
+    (training/selfplay.py) run this same rule under numba."""
+    key = keys[ply]
     count = 1
-    for i in range(4, min(board.halfmove_clock, n) + 1, 2):
-        if board.keys[n - i] == key:
+    i = 4
+    while i <= min(halfmove_clock, ply):
+        if keys[ply - i] == key:
             count += 1
+        i += 2
     return count

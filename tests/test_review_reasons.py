@@ -13,6 +13,7 @@ import engine
 from engine import wdl
 from engine.annotated_pgn import write_game
 from engine.board import Board
+from engine.coach import explain_move
 from engine.pgn import read_games
 from engine.review import PositionEval, review_game
 from tests import jobs_cases
@@ -35,6 +36,20 @@ def evals_of(game):
     return out
 
 
+def contradicted(r):
+    """A reason whose own numbers say the other way: a move said to lose material or let a mate in whose
+    line does not, or a missed gain the best line does not win."""
+    if r.kind == "allows_mate":
+        return not (r.mate and r.mate < 0)
+    if r.kind == "misses_mate":
+        return not (r.mate and r.mate > 0)
+    if r.kind in ("hangs", "threat_not_parried", "loses_exchange") or r.kind.startswith("allows_"):
+        return not (r.material is not None and r.material < 0)
+    if r.kind.startswith("misses_"):
+        return not (r.material is not None and r.material > 0)
+    return False
+
+
 @pytest.fixture(scope="module", params=["shilling", "fischer"])
 def reviewed(request):
     (game,) = read_games(SHILLING if request.param == "shilling" else FISCHER)
@@ -52,6 +67,7 @@ def test_every_marked_move_has_a_reason_its_lines_show(reviewed):
         assert r is not None and r.side == m.side and r.sentence().endswith("."), m
         shown = [list(evals[m.ply + 1].pv), list(evals[m.ply].pv)]  # the reply's line, the best line
         assert any(list(r.moves) == line[:len(r.moves)] for line in shown), (m, r)
+        assert not contradicted(r), (m, r)
     assert all(m.reason is None for m in review.moves if not m.judgement)
 
 
@@ -89,3 +105,22 @@ def test_the_annotated_pgn_carries_the_sentence(reviewed):
             if m.reason.kind == "loses":  # "Bxf7+ was better: the score goes ..." as "Bxf7+ was best: ..."
                 sentence = sentence.replace(" was better: ", " was best: ")
             assert sentence in comment and "was best" in comment, comment
+
+
+def test_no_move_reason_contradicts_its_lines_on_win_at_chess():
+    """The second and third best moves of 25 Win At Chess positions, judged as played: each reason quotes
+    the reply's or the best line's own moves, and its numbers agree with what it says."""
+    kinds = set()
+    for row in (ROOT / "tests/data/wac.epd").read_text().splitlines()[:25]:
+        fen = " ".join(row.split()[:4]) + " 0 1"
+        found = engine.analyse(fen, nodes=10_000, multipv=3)
+        board = Board(fen)
+        for line in found.lines[1:]:
+            after = engine.analyse(fen, moves=[line.pv[0]], nodes=10_000)
+            if after.terminal:
+                continue
+            r = explain_move(board, line.pv[0], (found.score, found.pv), (after.score, after.pv))
+            kinds.add(r.kind)
+            assert any(list(r.moves) == list(pv[:len(r.moves)]) for pv in (after.pv, found.pv)), r
+            assert not contradicted(r), r
+    assert len(kinds) >= 4  # mates, material, tactics and the fallback among them

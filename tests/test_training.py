@@ -303,3 +303,23 @@ def test_scale_reads_how_much_larger_a_net_scores_the_held_back_positions(tmp_pa
     assert json.loads((tmp_path / "larger.json").read_text())["rescale"] == 1.25
     with pytest.raises(SystemExit, match="--rescale 4"):
         export.export(weights, tmp_path / "no.nnue", rescale=4)
+
+
+def test_self_play_draws_by_the_engines_own_rules():
+    """training/selfplay.py counts repetitions with engine/game_over.py's rule, compiled, and ends dead material
+    with the search's own check (issue 67: it had a popcount and draw checks of its own)."""
+    from engine.board import Board
+    from engine.game_over import insufficient_material, repetitions
+    from training import selfplay
+
+    board = Board("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1")
+    counts = []
+    for move in ["g1f3", "g8f6", "f3g1", "f6g8"] * 2:
+        board.push_uci(move)
+        counts.append((repetitions(board), selfplay._repetitions(board.keys, board.ply, board.halfmove_clock)))
+    assert [python for python, _ in counts] == [1, 1, 1, 2, 2, 2, 2, 3]
+    assert all(python == compiled for python, compiled in counts)
+    for fen, dead in [("8/8/4k3/8/8/2N5/4K3/8 w - - 0 1", True), ("8/8/4k3/8/8/2NB4/4K3/8 w - - 0 1", False),
+                      ("8/8/4k3/8/8/2P5/4K3/8 w - - 0 1", False)]:
+        board = Board(fen)
+        assert selfplay._insufficient_material(board.bb) == dead == insufficient_material(board)

@@ -18,9 +18,9 @@ from numba import njit
 
 from engine.core.movegen import checkers_of, generate
 from engine.core.position import make_move
-from engine.core.search import iterate
+from engine.core.search import _insufficient_material, iterate
+from engine.game_over import count_repetitions
 from engine.layout import (
-    BISHOP,
     C_ABORTED,
     C_DEPTH,
     C_MULTIPV,
@@ -33,11 +33,7 @@ from engine.layout import (
     F_CAPTURE,
     F_PROMO,
     GEN_ALL,
-    KNIGHT,
     MATE_BOUND,
-    PAWN,
-    QUEEN,
-    ROOK,
     S_HISTORY,
     S_LINE_PV,
     S_LINE_SCORE,
@@ -70,31 +66,9 @@ DRAW_FROM_PLY = 70
 MAX_PLIES = 400
 
 
-@njit(cache=True)
-def _popcount(x):
-    n = 0
-    while x:
-        x &= x - np.uint64(1)
-        n += 1
-    return n
-
-
-@njit(cache=True)
-def _dead_draw(bb):
-    """Neither side can mate: no pawn, rook or queen, and at most one minor piece."""
-    return not (bb[PAWN] | bb[ROOK] | bb[QUEEN]) and _popcount(bb[KNIGHT] | bb[BISHOP]) <= 1
-
-
-@njit(cache=True)
-def _threefold(st, keys):
-    n = st[ST_PLY]
-    seen = 1
-    i = 4
-    while i <= min(st[ST_HALFMOVE], n):
-        if keys[n - i] == keys[n]:
-            seen += 1
-        i += 2
-    return seen >= 3
+# The draws by rule are the engine's: its search's dead material (no pawn, rook or queen, at most one minor) and
+# engine/game_over.py's count of repetitions, compiled here.
+_repetitions = njit(cache=True)(count_repetitions)
 
 
 @njit
@@ -171,9 +145,9 @@ def play(T, NET, bb, board, st, keys, undo, tt, S, template, ctl, acc, cont, mov
             return kept, 1, END_STALEMATE, done
         if st[ST_HALFMOVE] >= 100:
             return kept, 1, END_FIFTY, done
-        if _dead_draw(bb):
+        if _insufficient_material(bb):
             return kept, 1, END_MATERIAL, done
-        if _threefold(st, keys):
+        if _repetitions(keys, st[ST_PLY], st[ST_HALFMOVE]) >= 3:
             return kept, 1, END_THREEFOLD, done
         m, score = search_move(T, NET, bb, board, st, keys, undo, tt, S, template, ctl, acc, cont, soft, hard,
                                plies % TT_EPOCHS + 1, min(plies, TT_EPOCHS - 1), stats)
