@@ -10,6 +10,16 @@ def score_text(score):
     return f"{score['cp'] / 100:+.2f}"
 
 
+def tablebase_text(a):
+    """The endgame tables' answer as words, "White wins, mate in 23" or "draw" (its category is the side to move's)."""
+    t = a["tablebase"]
+    if t["category"] == "draw":
+        return "draw"
+    mover = a["side_to_move"].capitalize()
+    winner = mover if t["category"] == "win" else ("Black" if mover == "White" else "White")
+    return f"{winner} wins, mate in {abs(t['dtm'])}"
+
+
 def readable(a):
     lines = [f"Position  {a['fen']}  ({a['side_to_move']} to move)"]
     if a["game_over"]:
@@ -22,6 +32,8 @@ def readable(a):
     w = a["wdl"]
     lines.append(f"Chances   {w['win'] / 10:.1f}% win, {w['draw'] / 10:.1f}% draw, {w['loss'] / 10:.1f}% loss for "
                  f"{a['side_to_move']}; White's expected score {a['win_chance']:.1f}%")
+    if a.get("tablebase"):
+        lines.append(f"Tablebase {tablebase_text(a)}; keeping it: {', '.join(a['tablebase']['best_san'])}")
     lines.append(f"Search    depth {a['depth']}/{a['seldepth']}, {a['nodes']:,} nodes in {a['time_ms']} ms "
                  f"({a['nps']:,} nps, budget {a['budget_ms']} ms, {a['engine']['backend']})")
     for line in a["lines"]:

@@ -54,6 +54,8 @@ def test_analyze_prints_a_readable_analysis():
                      re.M), out
     proc = kibitz("analyze", "k7/1Q6/1K6/8/8/8/8/8 b - - 0 1")
     assert proc.returncode == 0 and "Game over: checkmate (1-0)" in proc.stdout
+    proc = kibitz("analyze", "8/8/8/4k3/8/8/8/4K2Q b - - 0 1")  # within the endgame tables
+    assert proc.returncode == 0 and re.search(r"^Tablebase White wins, mate in 9; keeping it: K", proc.stdout, re.M)
     proc = kibitz("analyze", "not a fen")
     assert proc.returncode == 1 and "error 422: fen: invalid FEN" in proc.stderr
 

@@ -108,7 +108,7 @@ def test_a_chess960_review_keeps_variant_setup_and_fen_in_the_annotated_pgn(s, p
     assert all(r["analysis"]["variant"] == "chess960" for r in state["results"])
     status, text, _ = get_pgn(s, body["job_id"])
     assert status == 200 and '[Variant "Chess960"]' in text and '[SetUp "1"]' in text, text
-    assert re.search(r"\bO-O(?!-)[?!]{0,2} \{", text), text  # castling written O-O, its glyph (if judged) and comment
+    assert re.search(r"\bO-O(?!-)[?!]{0,2}\s\{", text), text  # castling written O-O, its glyph (if judged), comment
     game = chess.pgn.read_game(io.StringIO(text))
     assert game.errors == [] and game.board().chess960
     assert game.board().chess960_pos() == (518 if "Standard" in pgn else 96)
