@@ -21,7 +21,7 @@ The journal (JSON lines, outside the repository) holds the settings and every fi
 values after it, so a run killed at any point goes on from its last line when started again with the same
 settings (other settings are refused, naming what differs). `--record` writes the run's start and current
 values into docs/strength.md ("SPSA runs"). Tuned values are adopted only after a match at 10+0.1 against
-the old ones (benchmarks/match.py self --a-opt ... --b-opt ...).
+the old ones (python -m benchmarks.match self --a-opt ... --b-opt ...).
 """
 
 import argparse
