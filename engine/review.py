@@ -22,6 +22,8 @@ opponent force mate ("Checkmate is now unavoidable") is an inaccuracy when the m
 it was below -999, a mistake below -700, else a blunder; a move that lets a forced mate go ("Lost
 forced checkmate sequence") is an inaccuracy when the score after it is still above 999, a mistake
 above 700, else (or when it walks into a mate) a blunder.
+A mate both ways (kept, however much longer, or a mated side's move that brings the mate closer) is
+never marked: the move loses nothing, the position being won or lost whatever is played (lila #18262).
 
 Accuracy (lila AccuracyPercent): each move's is 103.1668100711649 exp(-0.04354415386753951 drop)
 - 3.166924740191411, plus 1, clamped to 0..100 (100 when the mover's win% did not drop), the best
