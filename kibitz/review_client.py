@@ -109,6 +109,45 @@ def summary_lines(game):
     return lines
 
 
+def puzzle_lines(game):
+    """A game's puzzles for people: the position, the move played, the solution and its themes."""
+    found = game.get("puzzles") or []
+    lines = [f"game {game['game']}: {len(found)} puzzle{'s' if len(found) != 1 else ''}"]
+    for p in found:
+        lines.append(f"  ply {p['ply']}: {p['fen']}  played {p['played_san']}, solution "
+                     f"{' '.join(p['solution_san'])} ({' '.join(p['themes'])})")
+    return lines
+
+
+PUZZLE_COLUMNS = ("PuzzleId", "FEN", "Moves", "Rating", "RatingDeviation", "Popularity", "NbPlays", "Themes",
+                  "GameUrl", "OpeningTags")
+
+
+def write_puzzles_csv(path, games):
+    """The games' puzzles in Lichess's puzzle CSV layout (docs/review.md): FEN before the opponent's move, Moves
+    starting with it; the columns Lichess fills from its players (Rating, RatingDeviation, Popularity, NbPlays)
+    and GameUrl left empty."""
+    import csv
+
+    with open(path, "w", newline="", encoding="utf-8") as f:
+        w = csv.DictWriter(f, fieldnames=PUZZLE_COLUMNS)
+        w.writeheader()
+        for game in games:
+            tags = (game.get("opening") or {}).get("name", "")
+            for p in game.get("puzzles") or []:
+                fen, moves = (p["before_fen"], [p["before_move"]] + p["solution"]) if p.get("before_fen") \
+                    else (p["fen"], p["solution"])
+                w.writerow({"PuzzleId": f"g{game['game']}p{p['ply']}", "FEN": fen, "Moves": " ".join(moves),
+                            "Themes": " ".join(p["themes"]), "OpeningTags": _opening_tag(tags)})
+
+
+def _opening_tag(name):
+    """Lichess's OpeningTags form: the family, and the family with its variation (Italian_Game Italian_Game_X)."""
+    family, _, variation = name.partition(":")
+    words = ["_".join(part.replace("'", "").replace("-", " ").split()) for part in (family, variation.split(",")[0])]
+    return " ".join(t for t in (words[0], f"{words[0]}_{words[1]}" if words[1] else "") if t)
+
+
 def review_command(args):
     from kibitz.review_graph import svg
 
@@ -148,6 +187,12 @@ def review_command(args):
         if state["failed"]:
             print(f"kibitz: {state['failed']} positions could not be analysed; the moves next to them are not "
                   f"judged (kibitz batch results {job_id} shows why)", file=sys.stderr)
+        if args.puzzles:
+            for game in state["games"] or []:
+                print("\n".join(puzzle_lines(game)), file=out)
+        if args.puzzles_csv:
+            write_puzzles_csv(args.puzzles_csv, state["games"] or [])
+            print(f"kibitz: wrote {args.puzzles_csv}", file=out)
         if args.output:
             pathlib.Path(args.output).write_text(pgn)
             print(f"kibitz: wrote {args.output}", file=out)
@@ -175,6 +220,9 @@ def add_review(p):
                                      "tag ([Variant \"Chess960\"] is read as such anyway)")
     p.add_argument("--cache", choices=("on", "off", "refresh"), default="on", help="the shared analysis cache")
     p.add_argument("-o", "--output", help="write the annotated PGN here (default: standard output)")
+    p.add_argument("--puzzles", action="store_true", help="print each game's puzzles: the moves missed where one "
+                                                           "move was far better than any other")
+    p.add_argument("--puzzles-csv", metavar="FILE", help="write the puzzles here, in Lichess's puzzle CSV layout")
     p.add_argument("--graph", metavar="DIR", help="write an SVG of White's winning chances per game here")
     p.add_argument("--url", help="the API: `kibitz serve` or a deployed stack (default $KIBITZ_URL; without "
                                  "either, the jobs path runs in this process)")

@@ -145,6 +145,23 @@ class FlaggedMove(BaseModel):
                                                           "and the opponent's line after it (engine/coach)")
 
 
+class PuzzleAnswer(BaseModel):
+    """A position of the game where the player to move had one clearly winning or saving move and played
+    another (engine/puzzles.py, docs/review.md)."""
+
+    ply: int = Field(description="from 0: the move played instead of the solution")
+    fen: str = Field(description="the position the solver moves in")
+    solution: list[str] = Field(description="UCI: the solver's move, the reply, ...; ends on the solver's move")
+    solution_san: list[str]
+    themes: list[str] = Field(description="Lichess theme names: mateInN/mate, crushing/advantage/equality, "
+                                          "defensiveMove, and the marked move's reason's")
+    played: str = Field(description="UCI: the move the game went on with")
+    played_san: str
+    before_fen: str | None = Field(None, description="the position before the opponent's move that led here "
+                                                     "(Lichess's puzzle FEN); null at the game's first move")
+    before_move: str | None = Field(None, description="that move, UCI (Lichess's Moves start with it)")
+
+
 class GameSummary(BaseModel):
     """A reviewed game: engine/review.py's figures (docs/review.md)."""
 
@@ -166,6 +183,8 @@ class GameSummary(BaseModel):
     opening: OpeningAnswer | None = Field(None, description="the last named position the game passed through "
                                                             "(lichess-org/chess-openings, by position: "
                                                             "transpositions too); null when none has a name")
+    puzzles: list[PuzzleAnswer] = Field([], description="the game's puzzles: its mistakes and blunders where one "
+                                                        "move was far better than the second (engine/puzzles.py)")
 
 
 class JobState(BaseModel):

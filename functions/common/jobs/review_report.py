@@ -15,12 +15,13 @@ from engine import openings, wdl
 from engine.annotated_pgn import write_game
 from engine.board import Board
 from engine.pgn import Game, move_label
+from engine.puzzles import find_puzzles
 from engine.result import Score
 from engine.review import GLYPHS, PositionEval, review_game
 from engine.san import line_san
 from functions.common.api.http import InputError
 from functions.common.api.models import opening_answer, reason_answer
-from functions.common.jobs.models import FlaggedMove, GameSummary, Judgements, SideAccuracy, SideAcpl
+from functions.common.jobs.models import FlaggedMove, GameSummary, Judgements, PuzzleAnswer, SideAccuracy, SideAcpl
 
 MAX_GAMES_BYTES = 300 * 1024  # of the job item's 400 KB
 
@@ -71,7 +72,15 @@ def reviewed(job, results):
 
 
 def summaries(job, results):
-    return [summary(game, review) for game, _, review in reviewed(job, results)]
+    return [summary(game, review, evals) for game, evals, review in reviewed(job, results)]
+
+
+def puzzles(game, evals, review):
+    """The game's puzzles (engine/puzzles.py: one small two-line search per mistake or blunder)."""
+    return [PuzzleAnswer(ply=p.ply, fen=p.fen, solution=list(p.solution), solution_san=list(p.solution_san),
+                         themes=list(p.themes), played=p.played, played_san=p.played_san,
+                         before_fen=p.before_fen, before_move=p.before_move)
+            for p in find_puzzles(game.start_fen, game.moves, evals, review, chess960=game.chess960)]
 
 
 def flagged(game, review):
@@ -92,7 +101,7 @@ def flagged(game, review):
     return out
 
 
-def summary(game, review):
+def summary(game, review, evals=None):
     white, black = review.sides["white"], review.sides["black"]
     return GameSummary(
         game=game.number, white=game.tags.get("White", "?"), black=game.tags.get("Black", "?"),
@@ -102,7 +111,8 @@ def summary(game, review):
         judgements={"white": Judgements(**white.counts), "black": Judgements(**black.counts)},
         judged=sum(1 for m in review.moves if m.accuracy is not None), flagged=flagged(game, review),
         win_chances=[round(w, 1) if w is not None else None for w in review.win_chances],
-        opening=opening_answer(openings.of_game(game.start_fen, game.moves, game.chess960)))
+        opening=opening_answer(openings.of_game(game.start_fen, game.moves, game.chess960)),
+        puzzles=puzzles(game, evals, review) if evals is not None else [])
 
 
 def annotated_pgn(job, results):

@@ -1,0 +1,49 @@
+"""Puzzles from a reviewed game (engine/puzzles.py, issue 68 item 3), on real games searched at fixed nodes
+on one thread (deterministic): the Blackburne Shilling gambit's 7. Be2?? had one saving move, Qe2 (the only
+other move walks into Nf3#); Fischer-Spassky 1972 game 6, a quiet game, gives none."""
+
+import csv
+
+from engine.pgn import read_games
+from engine.puzzles import find_puzzles
+from engine.review import review_game
+from kibitz.review_client import _opening_tag, puzzle_lines, write_puzzles_csv
+from tests.test_review_reasons import FISCHER, SHILLING, evals_of
+
+
+def puzzles_of(text):
+    (game,) = read_games(text)
+    evals = evals_of(game)
+    review = review_game("white", game.moves, evals, start_fen=game.start_fen)
+    return find_puzzles(game.start_fen, game.moves, evals, review)
+
+
+def test_the_shilling_game_gives_its_only_defence():
+    (p,) = puzzles_of(SHILLING)
+    assert (p.ply, p.played, p.played_san) == (12, "c4e2", "Be2")
+    assert p.fen == "r1b1kbnr/pppp1Npp/8/8/2Bnq3/8/PPPP1P1P/RNBQKR2 w Qkq - 0 7"
+    assert p.solution == ("d1e2",) and p.solution_san == ("Qe2",)
+    assert "defensiveMove" in p.themes
+    assert (p.before_move, p.before_fen.split()[1]) == ("g2e4", "b")  # 6... Qxe4+, Black to move before it
+
+
+def test_a_quiet_game_gives_none():
+    assert puzzles_of(FISCHER) == []
+
+
+def test_the_csv_is_lichess_s_layout(tmp_path):
+    (p,) = puzzles_of(SHILLING)
+    game = {"game": 1, "opening": {"eco": "C50", "name": "Italian Game: Blackburne-Kostić Gambit"},
+            "puzzles": [{"ply": p.ply, "fen": p.fen, "solution": list(p.solution), "themes": list(p.themes),
+                         "before_fen": p.before_fen, "before_move": p.before_move, "played_san": p.played_san,
+                         "solution_san": list(p.solution_san)}]}
+    path = tmp_path / "puzzles.csv"
+    write_puzzles_csv(path, [game])
+    (row,) = list(csv.DictReader(path.open()))
+    assert list(row) == ["PuzzleId", "FEN", "Moves", "Rating", "RatingDeviation", "Popularity", "NbPlays",
+                         "Themes", "GameUrl", "OpeningTags"]
+    assert row["FEN"] == p.before_fen and row["Moves"] == "g2e4 d1e2"
+    assert row["Rating"] == row["NbPlays"] == row["GameUrl"] == ""
+    assert row["OpeningTags"] == _opening_tag("Italian Game: Blackburne-Kostić Gambit") == \
+        "Italian_Game Italian_Game_Blackburne_Kostić_Gambit"
+    assert "solution Qe2" in "\n".join(puzzle_lines(game))
