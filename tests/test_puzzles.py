@@ -47,3 +47,24 @@ def test_the_csv_is_lichess_s_layout(tmp_path):
     assert row["OpeningTags"] == _opening_tag("Italian Game: Blackburne-Kostić Gambit") == \
         "Italian_Game Italian_Game_Blackburne_Kostić_Gambit"
     assert "solution Qe2" in "\n".join(puzzle_lines(game))
+
+
+def test_kibitz_review_prints_and_writes_the_shilling_puzzle(tmp_path):
+    """End to end, locally: the jobs path's GET /jobs summary carries the puzzle, the CLI prints and writes it."""
+    import os
+    import subprocess
+    import sys
+
+    from tests.conftest import ROOT
+
+    game, table = tmp_path / "shilling.pgn", tmp_path / "puzzles.csv"
+    game.write_text(SHILLING)
+    env = {k: v for k, v in os.environ.items() if k not in ("KIBITZ_JOBS_TABLE", "KIBITZ_JOBS_QUEUE_URL",
+                                                              "KIBITZ_URL")}
+    proc = subprocess.run([sys.executable, "-m", "kibitz.cli", "review", str(game), "--nodes", "40000", "--cache",
+                           "off", "-q", "-o", str(tmp_path / "out.pgn"), "--puzzles", "--puzzles-csv", str(table)],
+                          cwd=ROOT, capture_output=True, text=True, timeout=600, env=env)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert "game 1: 1 puzzle" in proc.stdout and "played Be2, solution Qe2" in proc.stdout, proc.stdout
+    (row,) = list(csv.DictReader(table.open()))
+    assert row["Moves"] == "g2e4 d1e2" and "defensiveMove" in row["Themes"]
