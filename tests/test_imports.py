@@ -191,6 +191,7 @@ LOCAL_IMPORTS = {
     "engine/openings.py": "the board, only to replay a book line",
     "engine/pgn.py": "the board, FEN and SAN readers, only when a game is read or written",
     "engine/review.py": "the board and the coach, only when a review runs",
+    "engine/puzzles.py": "the search, board and SAN, only when a finished review's puzzles are searched",
     "engine/tablebase.py": "SAN and the result types, only when a probe is answered",
     "functions/analyze/app.py": "only /swagger documents the jobs routes: off AnalyzeFunction's cold start",
     "functions/common/api/models.py": "the WDL model, openings and SAN, only for the answers that include them",
