@@ -300,7 +300,7 @@ def compare(args):
             os.chdir(cwd)
     run.aws.stop()
     body = (f"{POLLERS} pollers, movetime {args.movetime_ms} ms, {BATCH} chunks a batch, the same {total}-position "
-            f"PGN ({pgn.count('[Event ')} games of benchmarks/s3_games.py) and {args.epd_positions}-line EPD (its "
+            f"PGN ({pgn.count('[Event ')} games of collection() above) and {args.epd_positions}-line EPD (its "
             f"positions) analysed first by the BatchFunction of {old.name} (before), then by this checkout's "
             f"(after), the analysis cache emptied before each job. Seconds from the submission to the output written; "
             f"positions a second a poller over that time (the split and the join included). Load average (1 min) "
