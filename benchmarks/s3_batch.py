@@ -203,6 +203,34 @@ def calls_between(before, after):
     return {k: after.get(k, 0) - before.get(k, 0) for k in after if after.get(k, 0) != before.get(k, 0)}
 
 
+OLD_JOBS = """import contextlib, io, json, sys
+from kibitz import template
+from kibitz.apigateway import proxy_event
+from kibitz.runtime import FunctionRuntime
+runtime = FunctionRuntime(template.load("template.yaml")["JobsFunction"])
+with contextlib.redirect_stdout(io.StringIO()):
+    r = runtime.invoke(proxy_event("POST", "/jobs", headers={"Content-Type": "application/json"}, body=sys.argv[1]))
+print(json.dumps(r))
+"""
+
+
+def submit_with(run, tree, key, data, fmt):
+    """Put the object and POST /jobs: with this checkout's JobsFunction, or (tree) with another's, in a process of
+    its own there, so that its messages are the ones its BatchFunction reads."""
+    import subprocess
+
+    if tree is None:
+        return run.submit(key, data, fmt)
+    bucket = run.res["InputBucket"]["Ref"]
+    run.s3.put_object(Bucket=bucket, Key=key, Body=data)
+    body = {"source": f"s3://{bucket}/{key}", "format": fmt, "movetime_ms": run.movetime}
+    done = subprocess.run([sys.executable, "-c", OLD_JOBS, json.dumps(body)], cwd=tree, env=os.environ,
+                          capture_output=True, text=True, check=True)
+    response = json.loads(done.stdout.splitlines()[-1])
+    assert response["statusCode"] == 202, response
+    return json.loads(response["body"])["job_id"]
+
+
 def compare(args):
     """Issue 69: another checkout's BatchFunction and this one's on the same jobs, one after the other."""
     from engine.board import Board
@@ -249,7 +277,7 @@ def compare(args):
                                            ("positions.epd", epd.encode(), "epd", len(fens[:args.epd_positions]))):
                     empty_cache()  # the EPD's positions are the PGN's: each job starts from an empty cache
                     before = counter.snapshot()
-                    job = run.submit(f"{label}/{name}", data, fmt)
+                    job = submit_with(run, tree if tree != here else None, f"{label}/{name}", data, fmt)
                     st, seconds, _, _ = run.wait(job, source, timeout=3600)
                     calls = calls_between(before, counter.snapshot())
                     lines, _ = run.output(st)
@@ -272,7 +300,7 @@ def compare(args):
             os.chdir(cwd)
     run.aws.stop()
     body = (f"{POLLERS} pollers, movetime {args.movetime_ms} ms, {BATCH} chunks a batch, the same {total}-position "
-            f"PGN ({pgn.count('[Event ')} games of benchmarks/s3_games.py) and {args.epd_positions}-line EPD (its "
+            f"PGN ({pgn.count('[Event ')} games of collection() above) and {args.epd_positions}-line EPD (its "
             f"positions) analysed first by the BatchFunction of {old.name} (before), then by this checkout's "
             f"(after), the analysis cache emptied before each job. Seconds from the submission to the output written; "
             f"positions a second a poller over that time (the split and the join included). Load average (1 min) "
