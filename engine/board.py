@@ -187,14 +187,15 @@ class Board:
         _core.unmake_move(_T, *self.arrays, move)
         return move
 
-    def parse_uci(self, text):
-        """The legal move written `text` in UCI (e2e4, e7e8q, e1g1), or IllegalMoveError."""
+    def parse_uci(self, text, legal=None):
+        """The legal move written `text` in UCI (e2e4, e7e8q, e1g1), or IllegalMoveError. legal: the
+        position's legal_moves(), if the caller has them."""
         shape = parse_uci_shape(text)
         if shape is None:
             raise IllegalMoveError(f"{text!r} is not a UCI move (like e2e4 or e7e8q)")
         frm, to, promo = shape
         rooks = self.castle_rooks
-        for m in self.legal_moves():
+        for m in (legal if legal is not None else self.legal_moves()):
             if is_castling(m):
                 # king-to-rook (e1h1) always; the king's two-square move (e1g1) where that is how it is written
                 if not promo and frm == move_from(m) and (to == castle_rook(m, rooks) or text == self.uci(m)):

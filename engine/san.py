@@ -17,8 +17,22 @@ class SanError(ValueError):
     """SAN text that names no legal move of the position, or more than one."""
 
 
-def san(board, move):
-    """SAN of a legal move in `board` (e.g. Nbd7, exd6, O-O, e8=Q+, Qh7#)."""
+def san(board, move, legal=None, keep=False):
+    """SAN of a legal move in `board` (e.g. Nbd7, exd6, O-O, e8=Q+, Qh7#). legal: board.legal_moves(), if the
+    caller has it. keep: leave the move played on the board (line_san's next ply) instead of taking it back."""
+    text = _text(board, move, legal)
+    board.push(move)
+    try:
+        if board.in_check():
+            text += "#" if not board.legal_moves() else "+"
+    finally:
+        if not keep:
+            board.pop()
+    return text
+
+
+def _text(board, move, legal):
+    """SAN of move without its check sign."""
     flag = move_flag(move)
     if flag == F_KING_CASTLE:
         text = "O-O"
@@ -35,7 +49,7 @@ def san(board, move):
                 text += "=" + PIECE_CHARS[promo]
         else:
             text = PIECE_CHARS[piece]
-            rivals = [m for m in board.legal_moves()
+            rivals = [m for m in (legal if legal is not None else board.legal_moves())
                       if m != move and move_to(m) == to and board.piece_at(move_from(m)) & 7 == piece
                       and not is_castling(m)]  # Chess960: castling may share the king's destination
             if rivals:
@@ -48,12 +62,6 @@ def san(board, move):
                 else:
                     text += square_name(frm)
             text += ("x" if capture else "") + square_name(to)
-    board.push(move)
-    try:
-        if board.in_check():
-            text += "#" if not board.legal_moves() else "+"
-    finally:
-        board.pop()
     return text
 
 
@@ -62,10 +70,10 @@ def line_san(fen_or_board, uci_moves, chess960=False):
     chess960: the FEN is Chess960's (engine.board.Board)."""
     board = Board(fen_or_board, chess960=chess960) if isinstance(fen_or_board, str) else fen_or_board.copy()
     out = []
-    for text in uci_moves:
-        m = board.parse_uci(text)
-        out.append(san(board, m))
-        board.push(m)
+    for text in uci_moves:  # one move generation a ply: parse_uci's list serves san()'s rivals too
+        legal = board.legal_moves()
+        m = board.parse_uci(text, legal)
+        out.append(san(board, m, legal, keep=True))
     return out
 
 

@@ -1,0 +1,170 @@
+"""Where a chunk's time goes besides the searches (issue 69.1's rest): one poller's loop in this process, under
+cProfile, on chunks of a real S3 job (benchmarks/s3_batch.py's collection(), moto's S3 + SQS + DynamoDB).
+
+The job is submitted and split as usual; then this process does what a poller does (ReceiveMessage,
+BatchFunction's handler, DeleteMessageBatch) for every chunk message, with the profiler on in the handler
+only. Printed: the wall time a position, against the movetime; the searches' own time (the compiled search,
+engine.native), and the rest by where it goes (S3 and DynamoDB calls, through botocore, split into the
+client's side and the wait for moto's answer; JSON; the review and the annotated PGN; table allocation ...),
+with the AWS requests a position counted at moto.
+
+    .venv/bin/python -m benchmarks.s3_profile [--positions 1000] [--movetime-ms 20] [--format pgn|epd] [--top 40]
+"""
+
+import argparse
+import contextlib
+import cProfile
+import io
+import json
+import os
+import pathlib
+import pstats
+import subprocess
+import sys
+import time
+
+from benchmarks.s3_batch import CallCounts, Run, calls_between, collection
+
+
+def child(spec):
+    """The poller's loop: every message of the queue until the job's output is written; the chunk invocations
+    profiled. Prints [seconds in chunk invocations, positions in them]."""
+    import boto3
+
+    from functions.common.jobs.store import Store
+    from kibitz import template
+    from kibitz.eventsource import sqs_event
+    from kibitz.runtime import FunctionRuntime
+
+    batch = FunctionRuntime(template.load(spec["template"])[spec["function"]])
+    with contextlib.redirect_stdout(io.StringIO()):
+        batch.load()
+    sqs = boto3.client("sqs", region_name="us-east-1")
+    profile, invoke_s, positions = cProfile.Profile(), 0.0, 0
+    while True:
+        got = sqs.receive_message(QueueUrl=spec["url"], MaxNumberOfMessages=spec["batch"], WaitTimeSeconds=1,
+                                  AttributeNames=["All"], MessageAttributeNames=["All"]).get("Messages", [])
+        if not got:
+            if Store().state(spec["job"]).s3.output is not None:
+                break
+            continue
+        chunks = [m for m in got if m["MessageAttributes"]["kind"]["StringValue"] == "chunk"]
+        t0 = time.perf_counter()
+        if len(chunks) == len(got) and not spec["plain"]:
+            profile.enable()
+        with contextlib.redirect_stdout(io.StringIO()):
+            batch.invoke(sqs_event(got, spec["arn"], "us-east-1"))
+        profile.disable()
+        if len(chunks) == len(got):
+            invoke_s += time.perf_counter() - t0
+            positions += sum(json.loads(m["Body"])["positions"] for m in chunks)
+        sqs.delete_message_batch(QueueUrl=spec["url"], Entries=[{"Id": str(k), "ReceiptHandle": m["ReceiptHandle"]}
+                                                               for k, m in enumerate(got)])
+    profile.dump_stats(spec["dump"])
+    print(json.dumps([invoke_s, positions]))
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--positions", type=int, default=1000)
+    p.add_argument("--movetime-ms", type=int, default=20)
+    p.add_argument("--format", choices=("pgn", "epd"), default="pgn")
+    p.add_argument("--top", type=int, default=40)
+    p.add_argument("--batch", type=int, default=2)
+    p.add_argument("--dump", help="write the pstats here too")
+    p.add_argument("--plain", action="store_true", help="no profiler: the wall time a position only")
+    p.add_argument("--child", help=argparse.SUPPRESS)
+    args = p.parse_args()
+    if args.child:
+        return child(json.loads(args.child))
+    from engine.board import Board
+    from engine.pgn import read_games
+
+    pgn, _ = collection(args.positions)
+    data = pgn
+    if args.format == "epd":
+        fens = []
+        for g in read_games(pgn):
+            board = Board(g.start_fen)
+            for move in g.moves:
+                board.push_uci(move)
+                fens.append(board.fen().rsplit(" ", 2)[0])
+        fens = fens[:args.positions]
+        data = "".join(f'{fen} id "p{i}";\n' for i, fen in enumerate(fens))
+    run = Run(args.movetime_ms, visibility_s=900)
+    wsgi = run.aws.server._server
+    counter = wsgi.app = CallCounts(wsgi.app, run.res["AnalysisCacheTable"]["Ref"])
+    fn = run.fns["BatchFunction"]
+    url, arn = run.res["JobsQueue"]["Ref"], run.res["JobsQueue"]["Arn"]
+    job = run.submit(f"profile.{args.format}", data.encode(), args.format)
+    # The poller's loop in a process of its own: cProfile (sys.monitoring since 3.12) sees every thread of its
+    # process, and moto's server runs in this one.
+    spec = {"function": fn.name, "template": str(pathlib.Path(__file__).resolve().parents[1] / "template.yaml"),
+             "url": url, "arn": arn, "batch": args.batch, "dump": args.dump or "/tmp/kibitz-s3-profile.prof",
+             "job": job, "plain": args.plain}
+    env = {**os.environ, **fn.environment, **run.aws.env}
+    before = counter.snapshot()
+    t_start = time.perf_counter()
+    done = subprocess.run([sys.executable, "-m", "benchmarks.s3_profile", "--child", json.dumps(spec)], env=env,
+                          capture_output=True, text=True)
+    if done.returncode:
+        raise SystemExit(done.stderr[-3000:])
+    invoke_s, positions = json.loads(done.stdout.splitlines()[-1])
+    wall = time.perf_counter() - t_start
+    calls = calls_between(before, counter.snapshot())
+    run.aws.stop()
+    if args.plain:
+        print(f"{args.format.upper()}: {positions} positions in chunk invocations of {invoke_s:.1f} s "
+              f"({invoke_s * 1000 / positions:.2f} ms a position, movetime {args.movetime_ms} ms: "
+              f"{positions / invoke_s / (1000 / args.movetime_ms):.0%} of the ideal); load {os.getloadavg()[0]:.1f}")
+        return
+    stats = pstats.Stats(spec["dump"])
+    per = lambda s: f"{s * 1000 / positions:.2f} ms"
+    print(f"{args.format.upper()}: {positions} positions in chunk invocations of {invoke_s:.1f} s "
+          f"({per(invoke_s)} a position against a movetime of {args.movetime_ms} ms; "
+          f"{positions / invoke_s / (1000 / args.movetime_ms):.0%} of the ideal); {wall:.1f} s from the first "
+          f"chunk to the output; load {os.getloadavg()[0]:.1f}")
+
+    def cum(pred):
+        return sum(v[3] for k, v in stats.stats.items() if pred(k))
+
+    def own(pred):
+        return sum(v[2] for k, v in stats.stats.items() if pred(k))
+
+    def fn_(path, name):
+        return lambda k: k[0].endswith(path) and k[2] == name
+
+    parts = [("the compiled search (search_depth)", own(lambda k: k[2] == "<built-in method "
+                                                       "engine._compiled.search_depth>")),
+             ("engine.analyse: deepening.run, the movetime's own", cum(fn_("engine/deepening.py", "run"))),
+             ("chunk: AnalysisAnswer.of (SAN, WDL, opening)", cum(fn_("api/models.py", "of"))),
+             ("chunk: line_of (the JSONL line)", cum(fn_("s3/chunk.py", "line_of"))),
+             ("chunk: annotated (review + PGN)", cum(fn_("s3/chunk.py", "annotated"))),
+             ("chunk: positions_of (games read, boards)", cum(fn_("s3/chunk.py", "positions_of"))),
+             ("chunk: scan + read_chunk (S3 GET)", cum(fn_("s3/chunking.py", "scan"))
+              + cum(fn_("s3/chunk.py", "read_chunk"))),
+             ("cache: CacheBatch.read", cum(fn_("analysis/cache_batch.py", "read"))),
+             ("cache: CacheBatch.write", cum(fn_("analysis/cache_batch.py", "write"))),
+             ("cache: read_entry / updated_entry", cum(fn_("analysis/cache.py", "read_entry"))
+              + cum(fn_("analysis/cache.py", "updated_entry"))),
+             ("part: put_part + part_counts (S3 PUT, HEAD)", cum(fn_("s3/chunk.py", "put_part"))
+              + cum(fn_("s3/chunk.py", "part_counts"))),
+             ("jobs table: count_chunk", cum(fn_("s3/jobs.py", "count_chunk"))),
+             ("output: finalize (the join)", cum(fn_("s3/output.py", "finalize"))),
+             ("game table: GameMemory.take_table", cum(fn_("engine/game_memory.py", "take_table"))),
+             ("AWS calls: waiting on the socket", own(lambda k: "recv_into" in k[2] or "'poll'" in k[2])),
+             ("AWS calls: botocore _make_api_call (all)", cum(lambda k: k[2] == "_make_api_call")),
+             ("AWS calls: dynamodb_lite (the cache's)", cum(fn_("aws/dynamodb_lite.py", "call")))]
+    print("a position:")
+    for name, seconds in parts:
+        print(f"  {name:52s} {per(seconds)}")
+    print("AWS requests a position (counted at moto):")
+    for k, v in sorted(calls.items()):
+        print(f"  {k:40s} {v / positions:.4f}  ({v})")
+    print()
+    stats.sort_stats("tottime").print_stats(args.top)
+    stats.sort_stats("cumulative").print_stats(args.top)
+
+
+if __name__ == "__main__":
+    main()
