@@ -39,9 +39,9 @@ import zipfile
 
 from benchmarks import artifact
 from benchmarks.common import DATA, ROOT, cpu_times, record, steal_since, table
-from kibitz import template
-from kibitz.apigateway import proxy_event
-from kibitz.runtime import FunctionRuntime
+from kibitz.local import template
+from kibitz.local.apigateway import proxy_event
+from kibitz.local.runtime import FunctionRuntime
 
 COMMAND = "python -m benchmarks.api --record"
 

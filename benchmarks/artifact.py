@@ -17,7 +17,7 @@ import shutil
 import subprocess
 import sys
 
-from kibitz.template import ROOT, load
+from kibitz.local.template import ROOT, load
 
 FUNCTION = "AnalyzeFunction"
 LAYERS = {"EngineLayer": "layers/engine", "CommonLayer": "layers/common"}  # logical id -> folder with the Makefile
@@ -58,8 +58,8 @@ def clean_python(venv_dir):
 
 def lambda_environment(function=FUNCTION, resources=None):
     """The variables Lambda would give a function (template values, then the runtime's own); `resources`
-    resolves the ones naming a table or a queue (kibitz/aws.py)."""
-    from kibitz.runtime import FunctionRuntime
+    resolves the ones naming a table or a queue (kibitz/local/aws.py)."""
+    from kibitz.local.runtime import FunctionRuntime
 
     return FunctionRuntime(load(resources=resources)[function]).environment()
 

@@ -3,9 +3,9 @@ one and two local pollers, against the ideal, cores / movetime.
 
     .venv/bin/python -m benchmarks.batch [--record] [--positions 60] [--movetime-ms 200] [--runs 3]
 
-Each run: moto on 127.0.0.1 (SQS + DynamoDB, kibitz/aws.py), a job submitted the way the
+Each run: moto on 127.0.0.1 (SQS + DynamoDB, kibitz/local/aws.py), a job submitted the way the
 jobs API submits it (functions/common/job_submit.submit: checks, job record, SendMessageBatch), and the
-SQS event source played by N poller processes (kibitz/eventsource.py), each running
+SQS event source played by N poller processes (kibitz/local/eventsource.py), each running
 BatchFunction's handler: receive up to 10 messages, analyse, write results, delete. The clock runs
 from the submission to the last result; the pollers are started and warm (imported, tables built)
 before it starts, so cold starts are not counted. Positions: the balanced openings of
@@ -91,8 +91,8 @@ def busy_processes():
 
 def bench(n_positions, movetime_ms, runs, poller_counts):
     from functions.common.jobs.store import Store
-    from kibitz.aws import LocalAWS
-    from kibitz.eventsource import SqsEventSource
+    from kibitz.local.aws import LocalAWS
+    from kibitz.local.eventsource import SqsEventSource
 
     fens = positions(n_positions)
     cores = os.cpu_count()

@@ -1,5 +1,5 @@
 """The live analysis stream, locally (issue 33): `kibitz serve` as a process of its own on 127.0.0.1, its
-WebSocket route driven by kibitz/live_client.py.
+WebSocket route driven by kibitz/clients/live.py.
 
     .venv/bin/python -m benchmarks.live [--record] [--only first,nps,own,load] [--analyses 200] [--at-once 50]
 
@@ -92,7 +92,7 @@ def post_analyse(url, request):
 
 
 def first_info(served, n=100, movetime_ms=300):
-    from kibitz.live_client import LiveClient
+    from kibitz.clients.live import LiveClient
 
     fens = positions(n + 3)
     latencies = []
@@ -112,7 +112,7 @@ def first_info(served, n=100, movetime_ms=300):
 def nodes_per_second(served, n=20, movetime_ms=1000):
     """Σ nodes / Σ time of the searches that ran their whole budget both ways (a mate found in a few ms has no
     meaningful nps), with the stream and without."""
-    from kibitz.live_client import LiveClient
+    from kibitz.clients.live import LiveClient
 
     fens = positions(n)
     pairs = []
@@ -233,7 +233,7 @@ def own_share(n=12, movetime_ms=1000, multipv=3):
 
 
 def load(served, analyses=200, at_once=50, movetime_ms=200):
-    from kibitz.live_client import LiveClient
+    from kibitz.clients.live import LiveClient
 
     fens = positions(at_once)
     rounds = -(-analyses // at_once)

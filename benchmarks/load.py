@@ -14,8 +14,8 @@ once, each done with an analysis; and it reads the pollers' logs for how often e
 analysed (a redelivered message after a crash analyses again; a result is still written once).
 
 Scenarios: plain; kill (one poller SIGKILLed a moment after each of three job submissions: its batch
-comes back after the visibility timeout); faults (KIBITZ_FAULT_DYNAMODB=0.05: one DynamoDB call in
-twenty fails, half before moto sees it and half with the answer lost, kibitz/faults.py); nodata (/analyze
+comes back after the visibility timeout); faults (benchmarks/faults.py --dynamodb 0.05: one DynamoDB call in
+twenty fails, half before moto sees it and half with the answer lost); nodata (/analyze
 alone with "cache": "off": moto, which lives in serve's process, then holds no more data as time goes,
 so serve's memory is its own).
 
@@ -46,7 +46,7 @@ COMMAND = "python -m benchmarks.load --record"
 WARMUP_S = 30
 JOB_POSITIONS = 30
 JOB_EVERY_S = 4
-SCENARIOS = {"plain": {}, "kill": {"kill": 3}, "faults": {"env": {"KIBITZ_FAULT_DYNAMODB": "0.05"}},
+SCENARIOS = {"plain": {}, "kill": {"kill": 3}, "faults": {"dynamodb_faults": 0.05},
              # /analyze alone with the cache off: nothing accumulates in moto, so serve's own memory shows
              "nodata": {"cache": "off", "jobs": False}}
 
@@ -247,7 +247,7 @@ def memory_series(memory, every_s=30):
 
 def scenario(name, args):
     spec = SCENARIOS[name]
-    with Served(pollers=args.pollers, visibility_timeout=10, env=spec.get("env")) as served:
+    with Served(pollers=args.pollers, visibility_timeout=10, dynamodb_faults=spec.get("dynamodb_faults")) as served:
         load = Load(served, args.seconds, args.clients, args.movetime_ms, args.max_requests, spec.get("kill", 0),
                     spec.get("cache", "on"), spec.get("jobs", True))
         load.run()

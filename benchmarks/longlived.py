@@ -25,7 +25,7 @@ import time
 from benchmarks.api import Handler, pct, positions, post
 from benchmarks.common import cpu_times, record, steal_since, table
 from benchmarks.served import rss_mb
-from kibitz.apigateway import proxy_event
+from kibitz.local.apigateway import proxy_event
 
 COMMAND = "python -m benchmarks.longlived --record"
 WINDOW = 500

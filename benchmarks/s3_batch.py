@@ -49,8 +49,8 @@ class Run:
     def __init__(self, movetime_ms, visibility_s=60, max_receives=3):
         import os
 
-        from kibitz.aws import LocalAWS
-        from kibitz.runtime import FunctionRuntime
+        from kibitz.local.aws import LocalAWS
+        from kibitz.local.runtime import FunctionRuntime
 
         self.aws = LocalAWS(prefix=f"b{uuid.uuid4().hex[:6]}", visibility_timeout_s=visibility_s,
                             max_receive_count=max_receives).start()
@@ -64,7 +64,7 @@ class Run:
         self.memory = {}  # pid -> [MB]
 
     def post(self, path, body):
-        from kibitz.apigateway import proxy_event
+        from kibitz.local.apigateway import proxy_event
 
         with contextlib.redirect_stdout(io.StringIO()):
             r = self.jobs.invoke(proxy_event("POST", path, headers={"Content-Type": "application/json"},
@@ -204,9 +204,9 @@ def calls_between(before, after):
 
 
 OLD_JOBS = """import contextlib, io, json, sys
-from kibitz import template
-from kibitz.apigateway import proxy_event
-from kibitz.runtime import FunctionRuntime
+from kibitz.local import template
+from kibitz.local.apigateway import proxy_event
+from kibitz.local.runtime import FunctionRuntime
 runtime = FunctionRuntime(template.load("template.yaml")["JobsFunction"])
 with contextlib.redirect_stdout(io.StringIO()):
     r = runtime.invoke(proxy_event("POST", "/jobs", headers={"Content-Type": "application/json"}, body=sys.argv[1]))
@@ -235,7 +235,7 @@ def compare(args):
     """Issue 69: another checkout's BatchFunction and this one's on the same jobs, one after the other."""
     from engine.board import Board
     from engine.pgn import read_games
-    from kibitz.eventsource import SqsEventSource
+    from kibitz.local.eventsource import SqsEventSource
 
     old = pathlib.Path(args.compare).resolve()
     here = pathlib.Path(__file__).resolve().parents[1]
@@ -266,11 +266,14 @@ def compare(args):
 
     for label, tree in (("before", old), ("after", here)):
         cwd = os.getcwd()
-        os.chdir(tree)  # the pollers' `python -m kibitz.eventsource` imports from their working directory
+        os.chdir(tree)  # the pollers' `python -m kibitz.local.eventsource` imports from their working directory
         try:
             source = SqsEventSource(fn, run.res["JobsQueue"]["Ref"], run.res["JobsQueue"]["Arn"], env,
                                     pollers=POLLERS, batch_size=BATCH, template_path=tree / "template.yaml",
-                                    log=f"/tmp/kibitz-s3-compare-{label}.log", quiet=True).start()
+                                    log=f"/tmp/kibitz-s3-compare-{label}.log", quiet=True)
+            if not (tree / "kibitz/local/eventsource.py").exists():  # a checkout from before kibitz/local/ (issue 67)
+                source.poller = "kibitz.eventsource"
+            source.start()
             try:
                 source.wait_ready()
                 for name, data, fmt, n in (("games.pgn", pgn.encode(), "pgn", total),
@@ -326,7 +329,7 @@ def check_once(lines, total):
 def main():
     import chess.pgn
 
-    from kibitz.eventsource import SqsEventSource
+    from kibitz.local.eventsource import SqsEventSource
 
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--positions", type=int, default=10_000)

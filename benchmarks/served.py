@@ -1,13 +1,14 @@
 """`kibitz serve` as a process of its own on 127.0.0.1, for the load, fault and fuzz runs (and their tests).
 
-    with Served(pollers=2, visibility_timeout=10, env={"KIBITZ_FAULT_DYNAMODB": "0.05"}) as served:
+    with Served(pollers=2, visibility_timeout=10, dynamodb_faults=0.05) as served:
         served.url                  # http://127.0.0.1:PORT
         served.rss_mb()             # {"serve": MB, "poller <pid>": MB, ...} from /proc
         served.kill_poller()        # SIGKILL one poller (serve starts another, as Lambda would)
     served.log_text()               # everything serve and its pollers wrote on stderr
 
 Its stderr (request lines, the pollers' function logs) goes to a file, read after; the port is a free
-one, read from the banner. Stopping is serve's own: SIGTERM, and it stops its pollers and moto.
+one, read from the banner. Stopping is serve's own: SIGTERM, and it stops its pollers and moto. With
+dynamodb_faults, serve is run by benchmarks/faults.py, which makes that fraction of moto's DynamoDB calls fail.
 """
 
 import os
@@ -48,8 +49,8 @@ def rss_mb(pid):
 
 
 class Served:
-    def __init__(self, pollers=0, visibility_timeout=None, env=None, quiet=False):
-        self.pollers, self.visibility_timeout = pollers, visibility_timeout
+    def __init__(self, pollers=0, visibility_timeout=None, env=None, quiet=False, dynamodb_faults=None):
+        self.pollers, self.visibility_timeout, self.dynamodb_faults = pollers, visibility_timeout, dynamodb_faults
         self.env = {k: v for k, v in os.environ.items() if k not in ("KIBITZ_JOBS_TABLE", "KIBITZ_JOBS_QUEUE_URL")}
         self.env.update(env or {})
         self.quiet = quiet
@@ -57,7 +58,10 @@ class Served:
         self.proc = self.url = None
 
     def start(self):
-        args = [sys.executable, "-m", "kibitz.cli", "serve", "--port", "0", "--pollers", str(self.pollers)]
+        args = [sys.executable, "-m", "kibitz.cli"]
+        if self.dynamodb_faults:
+            args = [sys.executable, "-m", "benchmarks.faults", "--dynamodb", str(self.dynamodb_faults)]
+        args += ["serve", "--port", "0", "--pollers", str(self.pollers)]
         if self.visibility_timeout is not None:
             args += ["--visibility-timeout", str(self.visibility_timeout)]
         with open(self.log, "a") as log:  # O_APPEND: serve and its pollers share it, and no line overwrites another

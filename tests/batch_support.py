@@ -9,10 +9,10 @@ import uuid
 
 import pytest
 
-from kibitz.apigateway import proxy_event
-from kibitz.aws import LocalAWS
-from kibitz.eventsource import SqsEventSource
-from kibitz.runtime import FunctionRuntime
+from kibitz.local.apigateway import proxy_event
+from kibitz.local.aws import LocalAWS
+from kibitz.local.eventsource import SqsEventSource
+from kibitz.local.runtime import FunctionRuntime
 
 
 @contextlib.contextmanager

@@ -27,7 +27,7 @@ def data_file(name):
 
 @contextlib.contextmanager
 def captured(runtime):
-    """What a function (a kibitz.runtime.FunctionRuntime) prints while the block runs: its metrics (print)
+    """What a function (a kibitz.local.runtime.FunctionRuntime) prints while the block runs: its metrics (print)
     and its logs (its module's Powertools Logger, whose stream is the sys.stdout of its import)."""
     handler = sys.modules[runtime.load().__module__].logger.registered_handler
     out = io.StringIO()

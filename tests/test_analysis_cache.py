@@ -18,8 +18,8 @@ from functions.common.analysis.cache import analyse_cached, read_entry, serves, 
 from functions.common.analysis.cache_store import COOLDOWN_S, CacheStore
 from functions.common.api.models import SearchLimits
 from functions.common.aws.dynamodb_lite import DynamoDB, DynamoDBError
-from kibitz.apigateway import proxy_event
-from kibitz.runtime import FunctionRuntime
+from kibitz.local.apigateway import proxy_event
+from kibitz.local.runtime import FunctionRuntime
 from tests.batch_support import moto_env
 from tests.conftest import LATE_MS
 

@@ -11,9 +11,9 @@ import sys
 import chess
 import pytest
 
-from kibitz import template
-from kibitz.apigateway import proxy_event
-from kibitz.runtime import FunctionRuntime, LambdaContext
+from kibitz.local import template
+from kibitz.local.apigateway import proxy_event
+from kibitz.local.runtime import FunctionRuntime, LambdaContext
 from tests.api_cases import CASES, check_response, event_files, load_event
 from tests.conftest import LATE_MS, ROOT, captured
 
@@ -310,9 +310,9 @@ def test_warm_invocations_reuse_the_engine_tables():
     """A fresh process: the import builds the tables once; two invocations build nothing more."""
     code = """
 import contextlib, io, json, sys
-from kibitz import template
-from kibitz.runtime import FunctionRuntime
-from kibitz.apigateway import proxy_event
+from kibitz.local import template
+from kibitz.local.runtime import FunctionRuntime
+from kibitz.local.apigateway import proxy_event
 rt = FunctionRuntime(template.load()["AnalyzeFunction"])
 ev = proxy_event("POST", "/analyze", "", {"Content-Type": "application/json"},
                  json.dumps({"fen": "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1", "movetime_ms": 50}))
@@ -337,9 +337,9 @@ def test_the_docs_cost_nothing_until_asked_for():
     for /swagger, not at init nor for /analyze, good or bad; after it the docs answer as always."""
     code = """
 import contextlib, io, json, sys
-from kibitz import template
-from kibitz.runtime import FunctionRuntime
-from kibitz.apigateway import proxy_event
+from kibitz.local import template
+from kibitz.local.runtime import FunctionRuntime
+from kibitz.local.apigateway import proxy_event
 MODELS = "aws_lambda_powertools.event_handler.openapi.models"
 rt = FunctionRuntime(template.load()["AnalyzeFunction"])
 json_ct = {"Content-Type": "application/json"}

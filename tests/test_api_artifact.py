@@ -17,7 +17,7 @@ import sys
 import pytest
 
 from benchmarks import artifact
-from kibitz.aws import LocalAWS
+from kibitz.local.aws import LocalAWS
 from tests import api_cases, jobs_cases, page_artifact
 
 pytestmark = pytest.mark.slow

@@ -10,9 +10,9 @@ import pytest
 
 from engine.board import Board
 from functions.common.analysis.request import analyse_request
-from kibitz import template
-from kibitz.apigateway import proxy_event
-from kibitz.runtime import FunctionRuntime
+from kibitz.local import template
+from kibitz.local.apigateway import proxy_event
+from kibitz.local.runtime import FunctionRuntime
 from tests.conftest import captured
 
 WAC_060 = "rn1qr1k1/1p2np2/2p3p1/8/1pPb4/7Q/PB1P1PP1/2KR1B1R w - - 0 1"  # Qh8+ mates in 2

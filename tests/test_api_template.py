@@ -9,7 +9,7 @@ import tomllib
 
 import yaml
 
-from kibitz import template
+from kibitz.local import template
 from tests.conftest import ROOT
 
 

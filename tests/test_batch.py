@@ -15,7 +15,7 @@ from functions.common.jobs.models import JobRequest
 from functions.common.jobs.positions import Position
 from functions.common.jobs.queue import message_attributes, message_body
 from functions.common.jobs.submit import submit
-from kibitz.eventsource import failed_ids, sqs_event
+from kibitz.local.eventsource import failed_ids, sqs_event
 from tests import jobs_cases
 from tests.batch_support import START, stack, wac
 from tests.conftest import captured, data_file
@@ -99,7 +99,7 @@ def test_two_positions_counted_at_once_are_both_counted(s, monkeypatch):
     """Two pollers count their first positions of a job at the same moment. Moto's UpdateItem is not atomic: an
     ADD to a set the job has not got yet makes a new set, so of two such ADDs at once the last written wins and
     the other index is lost (the job stays at n-1 of n). The embedded moto answers DynamoDB calls one at a time
-    (kibitz.aws.SerialDynamoDB), as DynamoDB's writes are atomic. Forced here: the first count is held just after
+    (kibitz.local.aws.SerialDynamoDB), as DynamoDB's writes are atomic. Forced here: the first count is held just after
     moto found no done_idx, until the second count has been made or waits its turn."""
     from moto.dynamodb.exceptions import ProvidedKeyDoesNotExist
     from moto.dynamodb.parsing import executors

@@ -223,7 +223,7 @@ def test_the_clients_read_json_text_and_errors_that_are_not_json():
     text, an error's JSON body, and an error page that is not JSON as its first 500 characters."""
     import http.server
 
-    from kibitz.review_client import HttpReviewApi
+    from kibitz.clients.review import HttpReviewApi
 
     class Handler(http.server.BaseHTTPRequestHandler):
         def do_GET(self):

@@ -14,9 +14,9 @@ import sys
 
 import pytest
 
-from kibitz import template
-from kibitz.apigateway import proxy_event
-from kibitz.runtime import FunctionRuntime
+from kibitz.local import template
+from kibitz.local.apigateway import proxy_event
+from kibitz.local.runtime import FunctionRuntime
 from tests.batch_support import START, stack
 from tests.conftest import ROOT
 from tests.test_api_template import raw_template
@@ -275,7 +275,7 @@ def test_the_counter_is_no_job(jobs):
 # --- faults and the local runner ---------------------------------------------------------------------
 
 def test_injected_faults_refuse_or_lose_the_answer_and_leave_other_calls_alone():
-    from kibitz.faults import FaultyDynamoDB, fraction
+    from benchmarks.faults import FaultyDynamoDB, fraction
 
     calls = []
 
@@ -293,20 +293,31 @@ def test_injected_faults_refuse_or_lose_the_answer_and_leave_other_calls_alone()
     assert c["calls"] == 400 and 150 < c["refused"] + c["lost"] < 250 and c["refused"] and c["lost"]
     assert len(calls) == 400 - c["refused"] + 1  # a lost answer's call was made; a refused one was not
     assert statuses[-1] == "200 OK" and statuses.count("500 Internal Server Error") == c["refused"] + c["lost"]
-    assert fraction({}) == 0 and fraction({"KIBITZ_FAULT_DYNAMODB": "0.1"}) == 0.1
-    with pytest.raises(ValueError):
-        fraction({"KIBITZ_FAULT_DYNAMODB": "1.5"})
+    assert fraction("0") == 0 and fraction("0.1") == 0.1
+    for bad in ("1.5", "-0.1", "some"):
+        with pytest.raises(ValueError, match=f"--dynamodb {bad}: give a fraction from 0 to below 1"):
+            fraction(bad)
 
 
-def test_results_are_written_once_when_dynamodb_loses_answers(tmp_path, monkeypatch):
+def test_the_fault_runner_refuses_a_fraction_it_cannot_use(capsys):
+    """benchmarks/faults.py runs kibitz's command line with the middleware; a bad --dynamodb stops it first."""
+    from benchmarks.faults import main
+    from kibitz.local import aws
+
+    with pytest.raises(SystemExit):
+        main(["--dynamodb", "2", "serve"])
+    assert "--dynamodb 2: give a fraction from 0 to below 1" in capsys.readouterr().err and aws.MIDDLEWARE == []
+
+
+def test_results_are_written_once_when_dynamodb_loses_answers(tmp_path):
     """A third of the calls fail, half of them after moto did the write: boto3's retries and the store's
     conditional writes still leave each result once, counted once."""
+    from benchmarks.faults import FaultyDynamoDB
     from functions.common.api.models import SearchLimits
     from functions.common.jobs.store import Store
-    from kibitz.aws import LocalAWS
+    from kibitz.local.aws import LocalAWS
 
-    monkeypatch.setenv("KIBITZ_FAULT_DYNAMODB", "0.3")
-    with LocalAWS(prefix="faulty") as aws:
+    with LocalAWS(prefix="faulty", middleware=[lambda app: FaultyDynamoDB(app, 0.3)]) as aws:
         store = Store(aws.resources["JobsTable"]["Ref"], aws.client("dynamodb"))
         store.create_job("j1", 30, SearchLimits(depth=1), "positions")
         for i in range(30):
@@ -314,7 +325,8 @@ def test_results_are_written_once_when_dynamodb_loses_answers(tmp_path, monkeypa
         job = store.job("j1")
         assert job["failed"] == 30 and job["status"] == "done-with-failures"
         assert [r.index for r in store.all_results("j1")] == list(range(30))
-        assert aws.faults.counts["lost"] > 0 and aws.faults.counts["refused"] > 0
+        faults = aws.wrappers[0].counts
+        assert faults["lost"] > 0 and faults["refused"] > 0
 
 
 def test_functions_on_powertools_take_turns_in_one_process():

@@ -50,6 +50,25 @@ def test_no_sys_path_hacks(package):
                 and str(path.relative_to(ROOT)) not in SYS_PATH_ON_PURPOSE]
 
 
+# Inside kibitz/ (issue 67): the command line above the clients, the clients above the local stack. The clients may
+# run the stack in this process (a review or a live view without a URL); the stack knows nothing of them.
+KIBITZ_LAYERS = ["kibitz.local", "kibitz.clients", "kibitz.cli"]
+
+
+def test_kibitz_local_stack_never_imports_its_clients_or_the_command_line():
+    graph = import_graph(["kibitz"])
+    wrong = {}
+    for i, layer in enumerate(KIBITZ_LAYERS):
+        above = KIBITZ_LAYERS[i + 1:]
+        for module, edges in graph.items():
+            if module == layer or module.startswith(layer + "."):
+                bad = sorted(e for e in edges if any(e == a or e.startswith(a + ".") for a in above))
+                if bad:
+                    wrong[module] = bad
+    assert wrong == {}
+    assert {m.split(".")[1] for m in graph if m.count(".")} == {"local", "clients", "cli"}, "a module outside them"
+
+
 def test_training_reads_no_file_of_the_tests():
     """training/'s data (the opening book) is in training/data, not tests/data."""
     assert not [str(path.relative_to(ROOT)) for path in sorted((ROOT / "training").rglob("*.py"))
@@ -197,11 +216,10 @@ LOCAL_IMPORTS = {
     "functions/common/api/models.py": "the WDL model, openings and SAN, only for the answers that include them",
     "functions/common/jobs/positions.py": "the board and PGN reader, only for the jobs that send moves or games",
     "functions/common/jobs/s3/chunking.py": "the EPD and FEN readers, only when a chunk is parsed",
-    "kibitz/batch_client.py": "the direct API's functions code, only for `--direct` (no server); gzip for .gz files",
-    "kibitz/eventsource.py": "a poller process's own imports, after its fork",
-    "kibitz/live_view.py": "the local stack and the client, only when a live view runs",
-    "kibitz/review_client.py": "the local stack, only for a review without a server",
-    "kibitz/ws_server.py": "the template's document, read when a server starts",
+    "kibitz/clients/batch.py": "the direct API's functions code, only for `--direct` (no server); gzip for .gz files",
+    "kibitz/local/eventsource.py": "a poller process's own imports, after its fork",
+    "kibitz/clients/review.py": "the local stack, only for a review without a server",
+    "kibitz/local/ws_server.py": "the template's document, read when a server starts",
     "training/export.py": "the features, only for --check",
     "training/gen.py": "the engine and self-play in each worker process, after its spawn",
     "training/store.py": "the board and the compiled module, only to replay or verify a chunk",

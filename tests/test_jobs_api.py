@@ -10,8 +10,8 @@ from functions.common.aws.clients import client
 from functions.common.jobs.models import JobRequest
 from functions.common.jobs.queue import PositionMessage
 from functions.common.jobs.submit import submit
-from kibitz import template
-from kibitz.eventsource import sqs_event
+from kibitz.local import template
+from kibitz.local.eventsource import sqs_event
 from tests import api_cases, jobs_cases
 from tests.batch_support import START, stack, wac
 
@@ -110,7 +110,7 @@ def test_bad_submissions_name_the_position_and_queue_nothing(s, body, status, fi
 
 
 def test_form_bodies_are_refused_with_415(s):
-    from kibitz.apigateway import proxy_event
+    from kibitz.local.apigateway import proxy_event
 
     response = s.call(proxy_event("POST", "/jobs", headers={"Content-Type": "application/x-www-form-urlencoded"},
                                   body="positions=x"))

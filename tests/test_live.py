@@ -14,9 +14,9 @@ from urllib.parse import quote
 
 import pytest
 
-from kibitz import live_events, template
-from kibitz.apigateway import proxy_event
-from kibitz.runtime import FunctionRuntime
+from kibitz.local import live_events, template
+from kibitz.local.apigateway import proxy_event
+from kibitz.local.runtime import FunctionRuntime
 from tests.conftest import ROOT
 
 moto = pytest.importorskip("moto")

@@ -1,5 +1,5 @@
-"""`kibitz serve`'s WebSocket route (kibitz/ws_server.py) with a real client (the `websockets` library and
-kibitz/live_client.py): moto standing in for DynamoDB, the local Management API, stop as its own
+"""`kibitz serve`'s WebSocket route (kibitz/local/ws_server.py) with a real client (the `websockets` library and
+kibitz/clients/live.py): moto standing in for DynamoDB, the local Management API, stop as its own
 invocation through the connections table, bad frames answered with the connection kept, a client that
 leaves mid-search, the key on $connect, and the shared cache."""
 
@@ -11,7 +11,7 @@ from unittest import mock
 
 import pytest
 
-from kibitz.live_client import LiveClient, LiveError
+from kibitz.clients.live import LiveClient, LiveError
 
 pytest.importorskip("websockets")
 pytest.importorskip("moto")
@@ -32,7 +32,7 @@ def switch_interval():
 
 @pytest.fixture(scope="module")
 def services():
-    from kibitz.services import Services
+    from kibitz.local.services import Services
 
     saved = dict(os.environ)
     os.environ.update(POWERTOOLS_METRICS_DISABLED="true")  # the log level stays: the "kibitz" logger is shared
@@ -49,7 +49,7 @@ def services():
 
 @pytest.fixture(scope="module")
 def live(services):
-    from kibitz.ws_server import LiveServer
+    from kibitz.local.ws_server import LiveServer
 
     with LiveServer(services.functions, concurrency=4) as server:
         yield server
@@ -131,8 +131,8 @@ def test_a_client_that_leaves_mid_search_ends_it(live):
 
 
 def test_a_live_result_is_kept_in_the_shared_cache(live, services):
-    from kibitz.apigateway import proxy_event
-    from kibitz.runtime import FunctionRuntime
+    from kibitz.local.apigateway import proxy_event
+    from kibitz.local.runtime import FunctionRuntime
 
     request = {"fen": "r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 4 4", "depth": 6}
     with LiveClient(live.url) as client:
@@ -163,7 +163,7 @@ def test_more_live_analyses_than_containers_are_refused_as_throttled(live):
 def test_a_key_when_required_comes_in_the_query_string(services):
     from websockets.exceptions import InvalidStatus
 
-    from kibitz.ws_server import LiveServer
+    from kibitz.local.ws_server import LiveServer
 
     with mock.patch.dict(os.environ), LiveServer(services.functions, concurrency=1, api_key="k3y") as keyed:
         with pytest.raises(InvalidStatus) as refused:
@@ -194,7 +194,7 @@ def test_kibitz_analyze_live_prints_the_lines_then_the_answer(live, capsys):
 def test_an_idle_connection_is_closed_as_api_gateway_closes_it(live, monkeypatch):
     from websockets.exceptions import ConnectionClosed
 
-    from kibitz import ws_server
+    from kibitz.local import ws_server
 
     monkeypatch.setattr(ws_server, "IDLE_S", 0.5)  # API Gateway's is 10 minutes
     with raw(live) as ws:

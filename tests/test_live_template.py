@@ -3,7 +3,7 @@ are required, the throttle, the bill's bounds, and what each function may do."""
 
 import tomllib
 
-from kibitz import template
+from kibitz.local import template
 from tests.conftest import ROOT
 from tests.test_api_template import raw_template
 

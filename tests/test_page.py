@@ -11,8 +11,8 @@ import subprocess
 import pytest
 import yaml
 
-from kibitz import compression, template
-from kibitz.apigateway import proxy_event
+from kibitz.local import compression, template
+from kibitz.local.apigateway import proxy_event
 from tests.conftest import ROOT
 
 PAGE_DIR = ROOT / "functions" / "page"

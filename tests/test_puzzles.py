@@ -7,7 +7,7 @@ import csv
 from engine.pgn import read_games
 from engine.puzzles import find_puzzles
 from engine.review import review_game
-from kibitz.review_client import _opening_tag, puzzle_lines, write_puzzles_csv
+from kibitz.clients.review import _opening_tag, puzzle_lines, write_puzzles_csv
 from tests.test_review_reasons import FISCHER, SHILLING, evals_of
 
 

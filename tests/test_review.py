@@ -19,8 +19,8 @@ import pytest
 
 from engine.result import Score
 from engine.review import JUDGEMENTS, PositionEval, judgement, move_accuracy, review_game, win_percent, winning_chances
-from kibitz.apigateway import proxy_event
-from kibitz.eventsource import sqs_event
+from kibitz.local.apigateway import proxy_event
+from kibitz.local.eventsource import sqs_event
 from tests import jobs_cases
 from tests.batch_support import stack
 from tests.conftest import ROOT
@@ -470,7 +470,7 @@ def test_kibitz_review_explains_a_bad_pgn(tmp_path):
 
 
 def test_kibitz_review_prints_each_marked_moves_reason():
-    from kibitz.review_client import summary_lines
+    from kibitz.clients.review import summary_lines
 
     reason = {"kind": "allows_mate", "side": "white", "text": "Allows mate in 1: Nf3#.", "pieces": ["knight"],
               "squares": ["f3"], "moves": ["d4f3"], "san": ["Nf3#"], "material": None, "mate": -1, "themes": []}

@@ -14,7 +14,7 @@ import chess.pgn
 import pytest
 import zstandard
 
-from kibitz.apigateway import proxy_event
+from kibitz.local.apigateway import proxy_event
 from tests.batch_support import s3_stack
 from tests.test_review import FISCHER
 
@@ -205,7 +205,7 @@ def test_a_chunk_whose_retries_run_out_is_named_and_the_rest_completes(s):
     def invoke(messages, receives="1"):
         for m in messages:
             m["Attributes"]["ApproximateReceiveCount"] = receives
-        from kibitz.eventsource import sqs_event
+        from kibitz.local.eventsource import sqs_event
 
         return s.invoke_batch(sqs_event(messages, s.queue_arn, "us-east-1"))
 
@@ -253,7 +253,7 @@ def test_two_deliveries_of_a_chunk_leave_the_lines_and_games_of_one(s):
 
 def one_chunk_on_its_last_delivery(s, name):
     """A job of one chunk, split by hand; (job id, the chunk's message received for the 5th and last time)."""
-    from kibitz.eventsource import sqs_event
+    from kibitz.local.eventsource import sqs_event
     from tests.test_batch import receive_all
 
     while got := s.sqs.receive_message(QueueUrl=s.queue_url, MaxNumberOfMessages=10).get("Messages"):
@@ -283,7 +283,7 @@ def test_a_chunk_whose_last_delivery_died_is_named_at_the_next_read(s, monkeypat
     time is past, GET /jobs/{id} counts the chunk's failure and queues a finish message for the output."""
     from functions.common.jobs.s3 import state as s3_state
     from functions.common.jobs.s3 import worker as s3_worker
-    from kibitz.eventsource import sqs_event
+    from kibitz.local.eventsource import sqs_event
     from tests.test_batch import receive_all
 
     def dies(*args, **kwargs):
@@ -315,7 +315,7 @@ def test_a_job_whose_output_writer_died_is_finished_at_a_later_read(s, monkeypat
     since that count, GET /jobs/{id} queues a finish message."""
     from functions.common.jobs.s3 import state as s3_state
     from functions.common.jobs.s3 import worker as s3_worker
-    from kibitz.eventsource import sqs_event
+    from kibitz.local.eventsource import sqs_event
     from tests.test_batch import receive_all
 
     def dies(*args, **kwargs):

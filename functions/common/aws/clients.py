@@ -1,7 +1,7 @@
 """boto3 clients for the functions that use AWS (JobsFunction, BatchFunction).
 
 One client per service and endpoint, made on first use: AWS_ENDPOINT_URL may point at a local
-stand-in (kibitz/aws.py's moto server), and the same code then talks to it.
+stand-in (kibitz/local/aws.py's moto server), and the same code then talks to it.
 """
 
 import os

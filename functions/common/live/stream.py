@@ -11,7 +11,7 @@ at most one per INTERVAL_S (iterations that complete sooner are replaced by newe
 sees the newest). A GoneException (the client left) calls on_gone, which stops the search: nobody pays
 for a search nobody reads.
 
-Where: KIBITZ_LIVE_ENDPOINT (a local stand-in: kibitz/ws_server.py) or https://{domainName}/{stage}
+Where: KIBITZ_LIVE_ENDPOINT (a local stand-in: kibitz/local/ws_server.py) or https://{domainName}/{stage}
 from the event, as AWS documents for a WebSocket API's callback URL.
 """
 

@@ -9,7 +9,7 @@ here makes what a browser receives locally, and so the page's measured size, wha
 import gzip
 import zlib
 
-from kibitz import template
+from kibitz.local import template
 
 CODINGS = ("gzip", "deflate")  # API Gateway's, in the order it prefers them
 

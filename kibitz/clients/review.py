@@ -5,13 +5,13 @@ write them annotated.
 
 Without --url (or $KIBITZ_URL) the whole jobs path runs here: SQS and DynamoDB (with the analysis
 cache) embedded in moto on 127.0.0.1, local pollers running BatchFunction, and JobsFunction in this
-process, as `kibitz serve` runs them (kibitz/services.py), stopped at the end. With --url it talks to
+process, as `kibitz serve` runs them (kibitz/local/services.py), stopped at the end. With --url it talks to
 `kibitz serve` (whose cache outlives one review) or a deployed stack: the same requests.
 
 It submits POST /jobs {"pgn": ..., "review": true}, waits (progress bar on stderr), prints each
 game's summary (accuracy, ACPL, the moves flagged: Lichess's formulas, docs/review-numbers.md), writes
 GET /jobs/{job_id}/pgn to -o (or standard output), and with --graph DIR an SVG of White's win% per
-game (kibitz/review_graph.py).
+game (kibitz/clients/review_graph.py).
 """
 
 import contextlib
@@ -22,7 +22,7 @@ import pathlib
 import sys
 import urllib.parse
 
-from kibitz.batch_client import ClientError, HttpApi, explain, wait
+from kibitz.clients.batch import ClientError, HttpApi, explain, wait
 
 
 class HttpReviewApi(HttpApi):
@@ -36,7 +36,7 @@ class LocalReviewApi:
     def __init__(self, template_path, pollers=None):
         import tempfile
 
-        from kibitz.services import Services
+        from kibitz.local.services import Services
 
         # the pollers' output (the function's logs) goes to a file, kept for a look when something fails
         self.log = pathlib.Path(tempfile.mkstemp(prefix="kibitz-review-", suffix=".log")[1])
@@ -44,7 +44,7 @@ class LocalReviewApi:
         self.runtime = None
 
     def __enter__(self):
-        from kibitz.runtime import FunctionRuntime
+        from kibitz.local.runtime import FunctionRuntime
 
         self.services.start()
         self.runtime = FunctionRuntime(self.services.functions["JobsFunction"])
@@ -58,7 +58,7 @@ class LocalReviewApi:
             print(f"kibitz: the functions' logs are in {self.log}", file=sys.stderr)
 
     def _call(self, method, path, query="", body=None, resource=None, params=None):
-        from kibitz.apigateway import proxy_event
+        from kibitz.local.apigateway import proxy_event
 
         event = proxy_event(method, path, query, {"Content-Type": "application/json"} if body else {},
                             json.dumps(body) if body is not None else None, resource, params)
@@ -149,7 +149,7 @@ def _opening_tag(name):
 
 
 def review_command(args):
-    from kibitz.review_graph import svg
+    from kibitz.clients.review_graph import svg
 
     try:
         path = pathlib.Path(args.file)

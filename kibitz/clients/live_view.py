@@ -4,7 +4,7 @@
 
 Without --url (or $KIBITZ_LIVE_URL) it runs the stack in this process, as `kibitz serve` does (moto for
 DynamoDB, the WebSocket route on a free 127.0.0.1 port), and talks to it through the same client
-(kibitz/live_client.py). Ctrl-C sends `stop`: the search answers its best line so far, which is printed
+(kibitz/clients/live.py). Ctrl-C sends `stop`: the search answers its best line so far, which is printed
 as `kibitz analyze` prints an answer. On a terminal the lines are redrawn in place; otherwise one line
 is printed per info message.
 """
@@ -14,17 +14,14 @@ import os
 import sys
 import threading
 
-
-def add_arguments(p):
-    p.add_argument("--live", action="store_true", help="stream the search through the WebSocket route, lines "
-                                                       "redrawn as they deepen (Ctrl-C stops it)")
-    p.add_argument("--url", help="with --live: the stream's ws:// or wss:// address (default: $KIBITZ_LIVE_URL, "
-                                 "else one started in this process)")
+from kibitz.clients.live import LiveClient, LiveError
+from kibitz.clients.text import readable, score_text
+from kibitz.local.runtime import quiet_logs
+from kibitz.local.services import Services
+from kibitz.local.ws_server import LiveServer
 
 
 def info_lines(info):
-    from kibitz.text import score_text
-
     head = (f"depth {info['depth']}/{info['seldepth']}  {info['nodes']:,} nodes  {info['nps']:,} nps  "
             f"{info['time_ms']} ms")
     rows = [head]
@@ -54,9 +51,6 @@ class Screen:
 @contextlib.contextmanager
 def local_stream():
     """The WebSocket route in this process (embedded moto, the template's functions); yields its URL."""
-    from kibitz.services import Services
-    from kibitz.ws_server import LiveServer
-
     services = Services(pollers=0, quiet=True).start(pollers=False)
     try:
         with LiveServer(services.functions, concurrency=1) as live:
@@ -66,15 +60,12 @@ def local_stream():
 
 
 def analyze_live(args, request):
-    from kibitz.live_client import LiveClient, LiveError
-    from kibitz.text import readable
-
     url = args.url or os.environ.get("KIBITZ_LIVE_URL")
     screen = Screen()
     with contextlib.ExitStack() as stack:
         if not url:
             stack.enter_context(contextlib.redirect_stdout(sys.stderr))  # the functions' logs, not the view
-            stack.enter_context(_quiet())
+            stack.enter_context(quiet_logs())
             url = stack.enter_context(local_stream())
         client = stack.enter_context(LiveClient(url))
         outcome = {}
@@ -99,9 +90,3 @@ def analyze_live(args, request):
         return 1
     print(readable(outcome["result"]))
     return 0
-
-
-def _quiet():
-    from unittest import mock
-
-    return mock.patch.dict(os.environ, POWERTOOLS_LOG_LEVEL="WARNING", POWERTOOLS_METRICS_DISABLED="true")

@@ -3,7 +3,7 @@ SQS events, and the queues, tables and buckets they use.
 
 A small reading of the SAM template, not a CloudFormation engine: `!Ref` to a parameter gives the
 parameter's default; `!Ref` / `!GetAtt` to a resource give what the caller says that resource is
-(`resources`: the local stand-ins of kibitz/aws.py), or nothing; other intrinsic
+(`resources`: the local stand-ins of kibitz/local/aws.py), or nothing; other intrinsic
 functions are left unresolved (and so are not used).
 """
 
@@ -12,7 +12,7 @@ import pathlib
 
 import yaml
 
-ROOT = pathlib.Path(__file__).resolve().parents[1]
+ROOT = pathlib.Path(__file__).resolve().parents[2]
 TEMPLATE = ROOT / "template.yaml"
 
 

@@ -10,6 +10,9 @@ The functions do not know: boto3 reads AWS_ENDPOINT_URL, so the same code talks 
 not set. Moto keeps everything in memory, one state per process whichever server answers: two
 LocalAWS in one process need different prefixes (resource names). DynamoDB calls are answered one at a
 time (SerialDynamoDB): moto's own are not atomic, and the job counts rely on DynamoDB's being so.
+
+MIDDLEWARE (or LocalAWS(middleware=...)) wraps moto's WSGI application once the resources exist: that is
+how a benchmark makes DynamoDB misbehave on purpose (benchmarks/faults.py); nothing here does by itself.
 """
 
 import json
@@ -17,16 +20,27 @@ import logging
 import os
 import threading
 
-from kibitz import faults, template
+from kibitz.local import template
 
 REGION = "us-east-1"
 ACCOUNT = "123456789012"  # moto's default account
+DYNAMODB_TARGET = "DynamoDB_20120810."  # the X-Amz-Target prefix of every DynamoDB call
+# Callables app -> app run over moto's WSGI application by every LocalAWS of this process that is not given its
+# own (benchmarks/faults.py adds one for `kibitz serve` with failing DynamoDB calls). A wrapper with describe()
+# and summary() is named in serve's banner and in its last line (kibitz/local/services.py).
+MIDDLEWARE = []
+
+
+def is_dynamodb_call(environ):
+    """Whether a WSGI request to the embedded moto is a DynamoDB call (its X-Amz-Target names the service)."""
+    return environ.get("HTTP_X_AMZ_TARGET", "").startswith(DYNAMODB_TARGET)
 
 
 class LocalAWS:
     def __init__(self, template_path=template.TEMPLATE, prefix="kibitz-local", visibility_timeout_s=None,
-                 max_receive_count=None):
-        """visibility_timeout_s / max_receive_count: override the template's, for tests and demos."""
+                 max_receive_count=None, middleware=None):
+        """visibility_timeout_s / max_receive_count: override the template's, for tests and demos; middleware:
+        wrappers of moto's application (default MIDDLEWARE)."""
         self.template_path = template_path
         self.prefix = prefix
         self.visibility_timeout_s = visibility_timeout_s
@@ -34,7 +48,8 @@ class LocalAWS:
         self.server = None
         self.endpoint = None
         self.resources = {}
-        self.faults = None  # kibitz.faults.FaultyDynamoDB when KIBITZ_FAULT_DYNAMODB asks for faults
+        self.middleware = list(MIDDLEWARE if middleware is None else middleware)
+        self.wrappers = []  # what the middleware made of moto's application, outermost last, once started
         self.serial = None  # SerialDynamoDB, once started
 
     @property
@@ -53,15 +68,10 @@ class LocalAWS:
         wsgi = self.server._server  # werkzeug's server, which reads .app per request
         self.serial = wsgi.app = SerialDynamoDB(wsgi.app)
         self.create_resources()
-        self._inject_faults()  # after the tables exist: a lost create_table answer would stop the start
+        for wrap in self.middleware:  # after the tables exist: an injected fault in create_table would stop the start
+            wsgi.app = wrap(wsgi.app)
+            self.wrappers.append(wsgi.app)
         return self
-
-    def _inject_faults(self):
-        """KIBITZ_FAULT_DYNAMODB (kibitz/faults.py): wrap moto's application so that some DynamoDB calls fail."""
-        rate = faults.fraction(os.environ)
-        if rate:
-            wsgi = self.server._server  # werkzeug's server, which reads .app per request
-            self.faults = wsgi.app = faults.FaultyDynamoDB(wsgi.app, rate)
 
     def stop(self):
         if self.server is not None:
@@ -140,7 +150,7 @@ class SerialDynamoDB:
         self.lock = threading.Lock()
 
     def __call__(self, environ, start_response):
-        if not faults.is_dynamodb_call(environ):
+        if not is_dynamodb_call(environ):
             return self.app(environ, start_response)
         with self.lock:
             return list(self.app(environ, start_response))  # the whole answer made inside the lock

@@ -1,7 +1,9 @@
-"""Local only, off by default: make a fraction of the embedded moto's DynamoDB calls fail, to test that
-nothing is lost or doubled when DynamoDB misbehaves (benchmarks/load.py; never part of a deployment).
+"""DynamoDB failing on purpose, for the load benchmark (benchmarks/load.py): `kibitz` with a fraction of the
+embedded moto's DynamoDB calls failing, to show that nothing is lost or doubled when DynamoDB misbehaves.
+Never part of a deployment, nor of the `kibitz` command itself (which only offers the hook:
+kibitz/local/aws.py's MIDDLEWARE).
 
-    KIBITZ_FAULT_DYNAMODB=0.1 kibitz serve        # one DynamoDB call in ten fails
+    python -m benchmarks.faults --dynamodb 0.1 serve [kibitz serve's arguments]   # one call in ten fails
 
 Half the faults refuse the call before moto sees it; the other half let moto do it, then answer an
 error all the same (the answer was "lost": a retry then finds the write already made). Both are a
@@ -9,27 +11,24 @@ error all the same (the answer was "lost": a retry then finds the write already 
 Every client of the embedded moto (serve's functions, the pollers) sees them; other services do not.
 """
 
+import argparse
 import json
 import random
+import sys
 import threading
 
-VARIABLE = "KIBITZ_FAULT_DYNAMODB"
-TARGET_PREFIX = "DynamoDB_20120810."
+from kibitz import cli
+from kibitz.local import aws
 
 
-def is_dynamodb_call(environ):
-    """Whether a WSGI request to the embedded moto is a DynamoDB call (its X-Amz-Target names the service)."""
-    return environ.get("HTTP_X_AMZ_TARGET", "").startswith(TARGET_PREFIX)
-
-
-def fraction(environ):
-    """The fraction of DynamoDB calls to fail, from KIBITZ_FAULT_DYNAMODB (0 when unset); ValueError if bad."""
-    text = environ.get(VARIABLE, "").strip()
-    if not text:
-        return 0.0
-    value = float(text)
+def fraction(text):
+    """The fraction of DynamoDB calls to fail, from its text; ValueError naming the option if it is not one."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise ValueError(f"--dynamodb {text}: give a fraction from 0 to below 1") from None
     if not 0 <= value < 1:
-        raise ValueError(f"{VARIABLE}={text}: give a fraction from 0 to below 1")
+        raise ValueError(f"--dynamodb {text}: give a fraction from 0 to below 1")
     return value
 
 
@@ -43,7 +42,7 @@ class FaultyDynamoDB:
         self.counts = {"calls": 0, "refused": 0, "lost": 0}
 
     def __call__(self, environ, start_response):
-        if not is_dynamodb_call(environ):
+        if not aws.is_dynamodb_call(environ):
             return self.app(environ, start_response)
         with self.lock:
             self.counts["calls"] += 1
@@ -55,13 +54,34 @@ class FaultyDynamoDB:
             list(self.app(environ, lambda *args, **kwargs: None))
         if fault:
             body = json.dumps({"__type": "com.amazonaws.dynamodb.v20120810#InternalServerError",
-                               "message": f"injected fault ({fault}): {VARIABLE}"}).encode()
+                               "message": f"injected fault ({fault}): benchmarks/faults.py"}).encode()
             start_response("500 Internal Server Error", [("Content-Type", "application/x-amz-json-1.0"),
                                                          ("Content-Length", str(len(body)))])
             return [body]
         return self.app(environ, start_response)
 
+    def describe(self):
+        return f"DynamoDB faults: {self.rate:.0%} of the calls fail (benchmarks/faults.py)"
+
     def summary(self):
         refused, lost = self.counts["refused"], self.counts["lost"]
         calls = self.counts["calls"]
         return f"{refused + lost} of {calls} DynamoDB calls failed ({refused} refused, {lost} lost answers)"
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(prog="python -m benchmarks.faults", description=__doc__.split("\n\n")[0])
+    ap.add_argument("--dynamodb", required=True, metavar="FRACTION",
+                    help="the fraction of the embedded moto's DynamoDB calls that fail, from 0 to below 1")
+    args, rest = ap.parse_known_args(argv)
+    try:
+        rate = fraction(args.dynamodb)
+    except ValueError as e:
+        ap.error(str(e))
+    if rate:
+        aws.MIDDLEWARE.append(lambda app: FaultyDynamoDB(app, rate))
+    return cli.main(rest)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,8 +1,8 @@
 """The template's queues and tables for `kibitz serve` / `kibitz invoke`: embedded, or AWS.
 
 Embedded (the default): moto's server on 127.0.0.1 with the template's queues and tables
-(kibitz/aws.py), this process's boto3 pointed at it, and the SQS event source mappings
-played by local pollers (kibitz/eventsource.py) invoking the same handlers.
+(kibitz/local/aws.py), this process's boto3 pointed at it, and the SQS event source mappings
+played by local pollers (kibitz/local/eventsource.py) invoking the same handlers.
 
 AWS (or any endpoint): when KIBITZ_JOBS_TABLE and KIBITZ_JOBS_QUEUE_URL are set (say, to the stack's
 JobsTableName and JobsQueueUrl outputs), nothing is embedded: the functions use them with the usual
@@ -12,9 +12,9 @@ boto3 credentials, region and AWS_ENDPOINT_URL, and the pollers (unless --poller
 import os
 import sys
 
-from kibitz import template
-from kibitz.aws import LocalAWS
-from kibitz.eventsource import SqsEventSource
+from kibitz.local import template
+from kibitz.local.aws import LocalAWS
+from kibitz.local.eventsource import SqsEventSource
 
 EXTERNAL = ("KIBITZ_JOBS_TABLE", "KIBITZ_JOBS_QUEUE_URL")
 
@@ -95,8 +95,7 @@ class Services:
             lines.append(f"  SQS + DynamoDB + S3: moto on {self.aws.endpoint} (in memory; gone when this stops)")
             for name, res in self.aws.resources.items():
                 lines.append(f"    {name:22} {res['Ref']}")
-            if self.aws.faults is not None:
-                lines.append(f"  DynamoDB faults: {self.aws.faults.rate:.0%} of the calls fail (KIBITZ_FAULT_DYNAMODB)")
+            lines += [f"  {w.describe()}" for w in self.aws.wrappers if hasattr(w, "describe")]
         elif self.mode == "external":
             lines.append(f"  SQS + DynamoDB: {os.environ.get('AWS_ENDPOINT_URL') or 'AWS'} "
                          f"(table {os.environ['KIBITZ_JOBS_TABLE']}, queue {os.environ['KIBITZ_JOBS_QUEUE_URL']})")
@@ -110,8 +109,9 @@ class Services:
             m.stop()
         self.mappings = []
         if self.aws is not None:
-            if self.aws.faults is not None and not self.quiet:
-                print(f"kibitz: {self.aws.faults.summary()}", file=sys.stderr)
+            for w in self.aws.wrappers if not self.quiet else ():
+                if hasattr(w, "summary"):
+                    print(f"kibitz: {w.summary()}", file=sys.stderr)
             self.aws.stop()
             self.aws = None
 

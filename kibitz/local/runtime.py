@@ -12,6 +12,13 @@ import sys
 import threading
 import time
 import uuid
+from unittest import mock
+
+
+def quiet_logs():
+    """For commands whose output is for people (`kibitz analyze`, its --live): the functions' INFO logs and
+    metrics out of the way."""
+    return mock.patch.dict(os.environ, POWERTOOLS_LOG_LEVEL="WARNING", POWERTOOLS_METRICS_DISABLED="true")
 
 
 class LambdaContext:

@@ -36,8 +36,9 @@ import sys
 import threading
 import time
 
-from kibitz import template
+from kibitz.local import template
 
+POLLER = "kibitz.local.eventsource"  # the module a poller process runs (`python -m`), from the working directory
 RECEIVE_WAIT_S = 2  # long polling, short enough to notice a dead parent or a stop soon
 KILL_GRACE_S = 2
 STOP_WAIT_S = 30
@@ -57,6 +58,7 @@ class SqsEventSource:
         self.report_failures = event.report_batch_item_failures if event else True
         self.template_path = str(template_path or template.TEMPLATE)
         self.log = log
+        self.poller = POLLER  # a checkout of before kibitz/local/ (benchmarks/s3_batch.py --compare) names its own
         self.quiet = quiet
         self._procs = {}  # slot -> Popen
         self._busy = {}  # slot -> (started, records) of the invocation in progress
@@ -131,7 +133,7 @@ class SqsEventSource:
                 "queue_arn": self.queue_arn, "batch_size": self.batch_size, "report_failures": self.report_failures,
                 "parent": os.getpid(), "slot": slot, "timeout_s": self.function.timeout_s}
         stderr = open(self.log, "a") if self.log else None  # noqa: SIM115 (handed to the child)
-        proc = subprocess.Popen([sys.executable, "-m", "kibitz.eventsource", json.dumps(args)],
+        proc = subprocess.Popen([sys.executable, "-m", self.poller, json.dumps(args)],
                                 env={**os.environ, **self.env}, stdout=subprocess.PIPE, stderr=stderr,
                                 stdin=subprocess.DEVNULL, text=True, bufsize=1)
         if stderr is not None:
@@ -237,7 +239,7 @@ def _poll(args):
 
     import boto3
 
-    from kibitz.runtime import FunctionRuntime
+    from kibitz.local.runtime import FunctionRuntime
 
     status = os.fdopen(os.dup(1), "w", buffering=1)
     os.dup2(2, 1)  # the function's prints (logs, EMF metrics) go to stderr

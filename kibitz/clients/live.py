@@ -1,6 +1,6 @@
 """A small client for the live analysis stream (docs/live.md): `kibitz analyze --live` and your own code.
 
-    from kibitz.live_client import LiveClient
+    from kibitz.clients.live import LiveClient
 
     with LiveClient("ws://127.0.0.1:3001/live") as live:        # or the stack's LiveUrl (+ "?key=..." if keys)
         result = live.analyse({"fen": "...", "movetime_ms": 2000, "multipv": 3},

@@ -11,15 +11,15 @@ import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import urlsplit
 
-from kibitz import compression
-from kibitz.apigateway import Router, decode_response, proxy_event
-from kibitz.runtime import FunctionRuntime
+from kibitz.local import compression
+from kibitz.local.apigateway import Router, decode_response, proxy_event
+from kibitz.local.runtime import FunctionRuntime
 
 MAX_BODY_BYTES = 10 * 1024 * 1024  # API Gateway's payload limit
 
 
 def make_server(functions, host="127.0.0.1", port=3000, quiet=False, minimum_compression_size=None):
-    """minimum_compression_size: the API's MinimumCompressionSize (kibitz/compression.py)."""
+    """minimum_compression_size: the API's MinimumCompressionSize (kibitz/local/compression.py)."""
     router = Router(functions)
     runtimes = {name: FunctionRuntime(fn) for name, fn in functions.items()}
 

@@ -5,14 +5,14 @@
     live.stop()
 
 The `websockets` library speaks the protocol (handshake, framing, ping/pong, close); this module plays
-API Gateway around it, as kibitz/server.py plays the REST API:
+API Gateway around it, as kibitz/local/server.py plays the REST API:
 
 - each connection gets an id; the `$connect` route runs LiveControlFunction (after the authorizer,
   LiveAuthorizerFunction, when a key is required: `--live-key`, or KIBITZ_API_KEY_VALUE), and a
   handshake it refuses is a 403;
 - each text frame is routed on its `action` (the template's `$request.body.action`): `analyze` to
   LiveFunction, `stop` and anything else (`$default`) to LiveControlFunction, each an invocation with
-  API Gateway's event (kibitz/live_events.py). `$default`'s answer goes back to the client (a two-way
+  API Gateway's event (kibitz/local/live_events.py). `$default`'s answer goes back to the client (a two-way
   route); the others answer through the Management API;
 - the Management API is an HTTP server of its own on 127.0.0.1 (POST/GET/DELETE /live/@connections/{id},
   GoneException 410 for a connection that is closed), which LiveFunction reaches by boto3 through
@@ -32,8 +32,8 @@ import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qsl, unquote, urlsplit
 
-from kibitz import live_events
-from kibitz.runtime import FunctionRuntime
+from kibitz.local import live_events
+from kibitz.local.runtime import FunctionRuntime
 
 LIVE_FUNCTION, CONTROL_FUNCTION, AUTHORIZER_FUNCTION = "LiveFunction", "LiveControlFunction", "LiveAuthorizerFunction"
 MAX_MESSAGE_BYTES = 128 * 1024  # API Gateway's WebSocket message limit
@@ -90,7 +90,7 @@ class ContainerPool:
 
 
 def default_concurrency(functions):
-    from kibitz.template import _document
+    from kibitz.local.template import _document
 
     doc, params = _document(functions[LIVE_FUNCTION].code_dir.parents[1] / "template.yaml")
     value = params.get("LiveReservedConcurrency")
@@ -167,7 +167,7 @@ class LiveServer:
     # --- API Gateway's side -------------------------------------------------------------------------
 
     def _invoke(self, runtime, event):
-        """The functions log to standard output, as kibitz/server.py's do (no redirection: it is process-wide,
+        """The functions log to standard output, as kibitz/local/server.py's do (no redirection: it is process-wide,
         and invocations here run on many threads at once)."""
         self.stats["invocations"] += 1
         return runtime.invoke(event)
@@ -322,7 +322,7 @@ def throttled(request_id, concurrency):
 
 def is_live_function(template_path, name):
     """Whether the template's function `name` is one of the live stream's (it names the connections table)."""
-    from kibitz.template import _document
+    from kibitz.local.template import _document
 
     doc, _ = _document(template_path)
     props = (doc.get("Resources") or {}).get(name, {}).get("Properties") or {}
