@@ -32,9 +32,9 @@ def child(spec):
     import boto3
 
     from functions.common.jobs.store import Store
-    from kibitz import template
-    from kibitz.eventsource import sqs_event
-    from kibitz.runtime import FunctionRuntime
+    from kibitz.local import template
+    from kibitz.local.eventsource import sqs_event
+    from kibitz.local.runtime import FunctionRuntime
 
     batch = FunctionRuntime(template.load(spec["template"])[spec["function"]])
     with contextlib.redirect_stdout(io.StringIO()):
