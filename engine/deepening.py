@@ -13,7 +13,8 @@ cut-offs sooner. Helpers start at staggered depths (odd ones a ply deeper) so th
 walk the same tree in step; they are Python threads calling the compiled search, which releases the
 GIL. The main thread decides when to stop (time, depth, nodes, `stop`) and stops them; the answer is
 the deepest iteration any thread completed. At threads=1 nothing of this runs, and a search to a
-fixed depth or node count is deterministic.
+fixed depth or node count is deterministic, with the endgame tables too (it sees only those its own earlier
+iterations wanted, loaded before the next one: engine/tablebase.py Store.fixed_view and reveal).
 """
 
 import threading
@@ -91,16 +92,24 @@ def run(fen=STARTPOS, moves=(), movetime_ms=None, depth=None, nodes=None, multip
     try:
         tt = table[:buckets * 4]
         table_ctl = (buckets, epoch, salt, ages)
+        # A search to a fixed depth or node count sees the tables through its own view (engine/tablebase.py
+        # Store.fixed_view): only those its own earlier iterations wanted, loaded before the next iteration, so
+        # that its answer does not depend on what earlier searches of the process loaded. A timed search
+        # probes whatever is loaded and never waits.
+        fixed = (tables is not None and (depth is not None or nodes is not None) and movetime_ms is None
+                 and wtime is None and btime is None and not infinite)
+        view = tables.store.fixed_view() if fixed else None
         main = Searcher(board, params, control(board, *table_ctl, nodes, multipv, budget, started, tables),
-                        game.take_arrays() if keep_history else None, tables)
+                        game.take_arrays() if keep_history else None, tables, view)
         helpers = [Searcher(board.copy(), params, control(board, *table_ctl, None, 1, budget, started, tables),
-                            tables=tables)
+                            tables=tables, tbi=view)
                    for _ in range(threads - 1)]
         if stop is not None:
             for s in [main] + helpers:
                 stop.attach(s.ctl)
         try:
-            return _deepen(main, helpers, side, started, budget, tt, depth, nodes, infinite, stop, on_info, tables)
+            return _deepen(main, helpers, side, started, budget, tt, depth, nodes, infinite, stop, on_info, tables,
+                           view)
         finally:
             if keep_history:
                 game.arrays = (main.S, main.acc, main.cont)
@@ -118,10 +127,12 @@ def _param(params, name):
 class Searcher:
     """One thread's search: its own board copy, scratch array S, control array ctl and accumulators."""
 
-    def __init__(self, board, params, ctl, arrays=None, tables=None):
+    def __init__(self, board, params, ctl, arrays=None, tables=None, tbi=None):
         self.board, self.ctl = board, ctl
-        # the endgame tables' bytes and index (engine/tablebase.py Store), or stand-ins never read (tables off)
-        self.tb, self.tbi = (tables.store.values, tables.store.tbi) if tables is not None else _NO_TABLES
+        # the endgame tables' bytes and index (engine/tablebase.py Store; tbi: a fixed-limit search's own view of
+        # the index), or stand-ins never read (tables off)
+        self.tb, self.tbi = (tables.store.values, tables.store.tbi if tbi is None else tbi) if tables is not None \
+            else _NO_TABLES
         # S: histories, killers, move lists, PV, parameters; acc: the net's accumulators, a row pair per ply;
         # cont: continuation history. Fresh, or a game's kept from its last move (engine/game_memory.py).
         self.S, self.acc, self.cont = arrays or _arrays()
@@ -204,7 +215,7 @@ def control(board, buckets, epoch, salt, ages, nodes, multipv, budget, started, 
     return ctl
 
 
-def _deepen(main, helpers, side, started, budget, tt, depth, nodes, infinite, stop, on_info, tables=None):
+def _deepen(main, helpers, side, started, budget, tt, depth, nodes, infinite, stop, on_info, tables=None, view=None):
     max_depth = min(depth or limits.MAX_DEPTH, limits.MAX_DEPTH)
     workers = [threading.Thread(target=h.help, args=(1 + (i + 1) % 2, max_depth, tt, started, side), daemon=True)
                for i, h in enumerate(helpers)]
@@ -221,8 +232,10 @@ def _deepen(main, helpers, side, started, budget, tt, depth, nodes, infinite, st
                 if ctl[C_ABORTED] and ctl[C_PARTIAL] and ctl[C_MULTIPV] == 1:
                     result = readout.cut_short(main.S, ctl, d, result, main.board)
                 break
-            if tables is not None:
-                tables.store.load_wanted()  # the tables this iteration reached, for the next ones
+            if view is not None:
+                tables.store.reveal(view)  # the tables this iteration reached, loaded now, for the next ones
+            elif tables is not None:
+                tables.store.load_wanted()  # the tables this iteration reached, in the background, for later ones
             previous = result
             result = readout.iteration(main.board, main.S, ctl, tt, d, started, side)
             if scaled and previous is not None:

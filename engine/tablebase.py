@@ -241,6 +241,37 @@ class Store:
             finally:
                 self._queue.task_done()
 
+    def fixed_view(self):
+        """A search's own copy of the index TBI with no table loaded in it, for a search to a fixed depth or node
+        count (engine/deepening.py): its probes see only the tables it has itself wanted in earlier iterations
+        (reveal()), not whichever ones earlier searches of the process happened to load, so its answer is the
+        same in a fresh process and a warm one. ~0.5 MB, copied per search."""
+        view = self.tbi.copy()
+        rows = TBI_ROWS + np.arange(len(self.materials)) * TBI_ROW
+        view[rows + TB_LOADED] = 0
+        view[rows + TB_WANT] = 0
+        return view
+
+    def reveal(self, view):
+        """Between two iterations of a fixed-limit search: loads the tables its view marked wanted, now (waiting
+        for them), and marks them loaded in the view, so that the next iteration probes them. Returns how many."""
+        rows = TBI_ROWS + np.arange(len(self.materials)) * TBI_ROW
+        shown = 0
+        for tid in np.flatnonzero((view[rows + TB_WANT] != 0) & (view[rows + TB_LOADED] == 0)):
+            tid = int(tid)
+            if tid in self.missing:
+                continue
+            try:
+                ok = self.load(tid)
+            except Exception as exc:  # a damaged file: as the background loader does
+                self.missing.add(tid)
+                print(f"kibitz: endgame table {self.materials[tid].name} not loaded: {exc}", file=sys.stderr)
+                ok = False
+            if ok:
+                view[self._row(tid) + TB_LOADED] = 1
+                shown += 1
+        return shown
+
     def wait(self):
         """Until every queued table is loaded (tests, benchmarks)."""
         if self._queue is not None:

@@ -1,8 +1,9 @@
 """engine.analyse(explain=True, threats=True) on real positions (Win At Chess, tests/data/wac.epd): each
 line's reason names the motif its own moves show, the threat is the null-move position's best move with
-its reason, and the threat search's share comes out of the budget. Fixed node counts, one thread; where
-the line reaches the endgame tables (WAC.041), its moves depend on which tables earlier searches of the
-process loaded (they load in the background), so that line is checked as the search's own, not move by move."""
+its reason, and the threat search's share comes out of the budget. Fixed node counts, one thread: the
+searches are deterministic, also where the line reaches the endgame tables (WAC.041): a fixed-limit search
+sees only the tables its own earlier iterations wanted (engine/deepening.py), not what earlier searches of the
+process loaded."""
 
 import re
 
@@ -29,7 +30,7 @@ def shown_by(reason, pv):
     ("WAC.024", "pin", ("d4", "e3", "g1"), None),  # Bd4 pins the queen to the king
     ("WAC.036", "skewer", ("e1", "c1", "a1"), None),  # Re1+ skewers a rook to the other
     ("WAC.015", "material", ("b7",), ("Rxb7",)),  # the bishop on b7 hangs
-    ("WAC.041", "promotion", ("g8",), None),  # g8=Q, reached by Ka5/Kc6 lines alike
+    ("WAC.041", "promotion", ("g8",), ("Ka5", "Rg1", "Rf8+", "Kb7", "g8=Q")),
     ("WAC.046", "exchange", ("e8", "e8"), None),
 ])
 def test_the_best_lines_reason(wac, kind, squares, san):

@@ -6,16 +6,16 @@ no mistake; a mate allowed from a lost score is at most an inaccuracy)."""
 import engine
 from engine.review import PositionEval, review_game
 
-DEPTH = 10  # one thread at a fixed depth, tables off: deterministic
-# The positions are beyond the endgame tables, but their searches reach them; the tables load in the
-# background when first wanted, so with them on a fixed-depth answer depends on earlier searches (-M25 or
-# -1114 cp for the same position in one suite run): these tests are about the marks, not the tables.
+DEPTH = 10  # one thread at a fixed depth: deterministic, with the endgame tables too
+# The positions are beyond the endgame tables, but their searches reach them: a fixed-depth search sees only
+# the tables its own earlier iterations wanted (engine/deepening.py), whatever earlier searches of the process
+# loaded, so its answer is the same alone or in a suite run (before, -M25 or -1114 cp for the same position).
 
 
-def evals_of(fen, moves):
+def evals_of(fen, moves, tablebases=True):
     out = []
     for ply in range(len(moves) + 1):
-        a = engine.analyse(fen, moves=moves[:ply], depth=DEPTH, tablebases=False)
+        a = engine.analyse(fen, moves=moves[:ply], depth=DEPTH, tablebases=tablebases)
         table = a.tablebase["category"] if a.tablebase else None
         out.append(PositionEval(side=a.side_to_move, score=a.score, pv=tuple(a.pv), terminal=a.terminal,
                                 depth=a.depth, tablebase=table))
@@ -46,9 +46,10 @@ def test_every_move_loses_from_a_mated_position_and_none_is_marked():
 
 def test_a_mate_allowed_from_a_lost_score_is_an_inaccuracy_not_a_blunder():
     # Black, a queen down (about -10), walks into a mate in 4: lila marks ?! below -999, ?? only from a
-    # position that was not already lost (above -700)
+    # position that was not already lost (above -700). Without the tables: with them the search reaches KQPvK
+    # and KPPvK wins and scores the start as the mate they are (-M26), which is not this test's lost score.
     fen, moves = "7k/p7/8/6K1/8/P7/1P6/Q7 b - - 0 1", ["h8g8"]
-    evals = evals_of(fen, moves)
+    evals = evals_of(fen, moves, tablebases=False)
     assert evals[0].score.cp is not None and evals[0].score.cp < -999
     assert evals[1].score.mate is not None and evals[1].score.mate > 0
     (move,) = review_game("black", moves, evals, start_fen=fen).moves

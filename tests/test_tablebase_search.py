@@ -139,3 +139,33 @@ def test_the_table_index_has_every_material_both_ways(tables):
     keys = tables.store.tbi[TBI_KEYS:]
     assert np.count_nonzero(keys >= 0) == 2 * len(tables.materials) - sum(
         1 for m in tables.materials if m.white == m.black)
+
+
+@pytest.mark.parametrize("fen,limit", [
+    ("7k/8/6K1/8/8/P7/1P6/Q7 b - - 0 1", {"depth": 10}),  # KQPPvK: its captures reach KQPvK, KPPvK, ...
+    ("7k/p7/8/6K1/8/P7/1P6/Q7 b - - 0 1", {"depth": 10}),
+    ("8/8/3k4/8/3P4/8/r7/4K2R w - - 0 1", {"nodes": 30000}),  # KRPvKR
+    ("8/8/6k1/3r4/8/8/1q6/K1Q5 w - - 0 1", {"nodes": 50000}),
+])
+def test_a_fixed_limit_search_gives_the_same_answer_whatever_tables_are_loaded(monkeypatch, fen, limit):
+    """A search to a fixed depth or node count sees only the tables its own earlier iterations wanted (loaded
+    before its next iteration, engine/deepening.py), not those earlier searches of the process loaded: the same
+    answer from a fresh process's tables as from tables all loaded (before: -M25 or -1114 cp, tests/
+    test_review_mates.py)."""
+    answers = []
+    for preload in (False, True, False):
+        tables = tb.Tables()
+        if preload:
+            tables.preload([m.name for m in tables.materials])
+        monkeypatch.setattr(tb, "_DEFAULT", tables)
+        r = analyse(fen, tablebases=True, **limit)
+        answers.append((r.score, r.pv, r.nodes, r.tbhits))
+    assert answers[0] == answers[1] == answers[2]
+    assert answers[0][3] > 0  # the tree reached the tables
+
+
+def test_a_fixed_limit_search_loads_what_it_wanted_before_it_returns(monkeypatch):
+    tables = tb.Tables()
+    monkeypatch.setattr(tb, "_DEFAULT", tables)
+    analyse("1n5k/8/8/3r4/8/8/8/K2Q4 w - - 0 1", depth=8, tablebases=True)
+    assert tables.store.loaded(tables.tid["KQvKN"])  # no wait(): loaded in the search's own thread
