@@ -5,6 +5,8 @@ BatchProcessor runs `record_handler` on each and answers the records that must c
 (`ReportBatchItemFailures`). The work is functions/common/jobs/worker.py's. What happens to a record:
 
   analysed                  its AnalysisAnswer (the /analyze answer) is stored and counted as done
+  a review's last           whatever came of it, once counted: the review's puzzles are found (a small search
+                            per mistake) and stored with the job, which is then done (jobs/review_report.py)
   cannot be analysed        unreadable body, illegal FEN or move: stored and counted as failed with
                             the reason; it does not come back, and does not hold up the others
   already finished          (a redelivery, or a duplicate message) the stored result stands; the count
@@ -87,6 +89,9 @@ def report(outcome):
     """The record's metrics and log lines."""
     if outcome.event in COUNTED:
         metrics.add_metric(COUNTED[outcome.event], MetricUnit.Count, 1)
+    if outcome.puzzles:  # this record completed a review: its puzzles were found and stored
+        metrics.add_metric("ReviewsFinished", MetricUnit.Count, 1)
+        logger.info("review finished", extra={"puzzles": outcome.puzzles})
     if outcome.event == "poison":
         logger.warning("poison message", extra={"reason": outcome.reason})
     elif outcome.event == "analysed":

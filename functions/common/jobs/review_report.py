@@ -2,14 +2,20 @@
 engine/review.py and engine/annotated_pgn.py make of them.
 
     games_record(games)          # the games of a PGN as the job item keeps them (JSON), or InputError
-    summaries(job, results)      # [GameSummary] for GET /jobs/{job_id}
+    puzzles_record(games, results)  # each game's puzzles (JSON), found once when the review is complete
+    finish_review(store, job_id, item)  # after a count: a complete review's puzzles found and stored
+    summaries(job, results)      # [GameSummary] for GET /jobs/{job_id}, with the puzzles stored with the job
     annotated_pgn(job, results)  # the annotated PGN text for GET /jobs/{job_id}/pgn
 
-`job` is job_store.Store.job()'s dict (its "games"), `results` every JobResult of the job in index
-order. A position that failed (or is missing) has no analysis: the moves next to it are not judged.
+`job` is job_store.Store.job()'s dict (its "games", and "puzzles": puzzles_record's text or None), `results`
+every JobResult of the job in index order. A position that failed (or is missing) has no analysis: the moves
+next to it are not judged. The puzzles cost a search per mistake (engine/puzzles.py), so they are found once,
+by whoever counts the review's last position (jobs/worker.py, or jobs/submit.py for positions the queue
+refused) with finish_review, and kept with the job (jobs/table.py put_puzzles): a GET reads them, it does not search.
 """
 
 import json
+import logging
 
 from engine import openings, wdl
 from engine.annotated_pgn import write_game
@@ -72,7 +78,43 @@ def reviewed(job, results):
 
 
 def summaries(job, results):
-    return [summary(game, review, evals) for game, evals, review in reviewed(job, results)]
+    """[GameSummary]; each game's puzzles are the ones stored with the job (none before they are)."""
+    stored = json.loads(job["puzzles"]) if job.get("puzzles") else []
+    return [summary(game, review, [PuzzleAnswer.model_validate(p) for p in stored[n]] if n < len(stored) else [])
+            for n, (game, _, review) in enumerate(reviewed(job, results))]
+
+
+def puzzles_record(games, results):
+    """JSON of each game's puzzles, in the games' order ([[PuzzleAnswer], ...]): games is the job item's
+    games_record text, results every JobResult of the job."""
+    found = [[p.model_dump() for p in puzzles(game, evals, review)] for game, evals, review in
+             reviewed({"games": games}, results)]
+    return json.dumps(found, separators=(",", ":"), ensure_ascii=False)
+
+
+def finish_review(store, job_id, item):
+    """When `item` (the job item after a count) shows a review complete whose puzzles are not stored: find
+    them (a small search per mistake, engine/puzzles.py) and store them with the job, once; GET /jobs/{job_id}
+    reads them from there. Returns "stored", "stored-before" (another delivery did it), either with " without
+    puzzles (the error)" when finding them raised (a bug, logged: the review is done with none), or None
+    (nothing to do). A second delivery counting the same last position finds the same puzzles (fixed-node searches)
+    and stores nothing. AWS errors propagate: the record comes back, is found finished, and gets here again.
+    """
+    if not item or "puzzles_due" not in item:
+        return None
+    done, failed = (len(item.get(name, {}).get("NS", [])) for name in ("done_idx", "failed_idx"))
+    if done + failed < int(item["total"]["N"]) or store.puzzles(job_id) is not None:
+        return None
+    results = store.all_results(job_id)
+    try:
+        found = puzzles_record(item["games"]["S"], results)
+    except Exception as e:  # a bug: searching again would fail again, and the review would never be done
+        logging.getLogger(__name__).exception("finding the puzzles of review %s failed: it is stored with none",
+                                              job_id)
+        found, note = "[]", f" without puzzles ({type(e).__name__}: {e})"
+    else:
+        note = ""
+    return ("stored" if store.put_puzzles(job_id, found) else "stored-before") + note
 
 
 def puzzles(game, evals, review):
@@ -101,7 +143,7 @@ def flagged(game, review):
     return out
 
 
-def summary(game, review, evals=None):
+def summary(game, review, found=()):
     white, black = review.sides["white"], review.sides["black"]
     return GameSummary(
         game=game.number, white=game.tags.get("White", "?"), black=game.tags.get("Black", "?"),
@@ -112,7 +154,7 @@ def summary(game, review, evals=None):
         judged=sum(1 for m in review.moves if m.accuracy is not None), flagged=flagged(game, review),
         win_chances=[round(w, 1) if w is not None else None for w in review.win_chances],
         opening=opening_answer(openings.of_game(game.start_fen, game.moves, game.chess960)),
-        puzzles=puzzles(game, evals, review) if evals is not None else [])
+        puzzles=list(found))
 
 
 def annotated_pgn(job, results):

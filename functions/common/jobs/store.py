@@ -25,15 +25,19 @@ class Store(Table):
         done = len(item.get("done_idx", {}).get("NS", []))
         failed = len(item.get("failed_idx", {}).get("NS", []))
         started = item.get("started_at", {}).get("S")
-        return {"job_id": job_id, "status": job_status(total, done, failed, started), "total": total, "done": done,
+        status, puzzles = job_status(total, done, failed, started), None
+        if status.startswith("done") and "puzzles_due" in item:  # a review is done once its puzzles are stored
+            puzzles = self.puzzles(job_id)
+            status = status if puzzles is not None else "running"
+        return {"job_id": job_id, "status": status, "total": total, "done": done,
                 "failed": failed, "created_at": item["created_at"]["S"], "started_at": started,
                 "updated_at": item.get("updated_at", {}).get("S"),
                 "options": SearchLimits.model_validate_json(item["options"]["S"]), "source": item["source"]["S"],
-                "games": item.get("games", {}).get("S")}
+                "games": item.get("games", {}).get("S"), "puzzles": puzzles}
 
     def state(self, job_id, after=-1, limit=DEFAULT_PAGE):
-        """JobState (the job and one page of results; a finished review's game summaries), or None for an
-        unknown job."""
+        """JobState (the job and one page of results; a finished review's game summaries, with the puzzles
+        stored when it was finished: none are searched here), or None for an unknown job."""
         job = self.job(job_id)
         if job is None:
             return None
@@ -43,5 +47,5 @@ class Store(Table):
         games = None
         if job["games"] is not None and job["status"] in ("done", "done-with-failures"):
             games = summaries(job, self.all_results(job_id))
-        return JobState(**{k: v for k, v in job.items() if k not in ("source", "games")},
+        return JobState(**{k: v for k, v in job.items() if k not in ("source", "games", "puzzles")},
                         review=job["games"] is not None, games=games, results=results, next_after=next_after)

@@ -12,7 +12,7 @@ from functions.common.jobs.limits import charge_key, check_search_time
 from functions.common.jobs.models import JobAccepted, NotQueued
 from functions.common.jobs.positions import read_positions
 from functions.common.jobs.queue import send_positions
-from functions.common.jobs.review_report import games_record
+from functions.common.jobs.review_report import finish_review, games_record
 from functions.common.jobs.s3.submit import submit_s3
 from functions.common.jobs.table import Table, new_job_id
 
@@ -53,7 +53,8 @@ def submit(request, store=None, sqs=None, queue_url=None, api_key_id=None):
         raise InputError(503, "queue", f"nothing was queued: {reason}")
     for p in positions:
         if p.index in refused:
-            store.record(job_id, p.index, p.id, p.fen, error=f"not queued: {refused[p.index]}")
+            _, item = store.record(job_id, p.index, p.id, p.fen, error=f"not queued: {refused[p.index]}")
+            finish_review(store, job_id, item)  # if the workers finished the rest already
     return JobAccepted(job_id=job_id, status="queued", total=len(positions), queued=queued,
                        not_queued=[NotQueued(index=i, reason=r) for i, r in sorted(refused.items())],
                        url=f"/jobs/{job_id}")

@@ -5,7 +5,12 @@ One DynamoDB table (on-demand, TTL on `expires_at`) holds both the jobs and thei
 
     job_id (S, partition key)   seq (N, sort key)
     <uuid>                      -1        the job: total, options, created_at, started_at,
-                                          done_idx / failed_idx (number sets of finished indices)
+                                          done_idx / failed_idx (number sets of finished indices);
+                                          a review's games, and puzzles_due: its puzzles go in item -2, and
+                                          the job is done once they are there (jobs/store.py)
+    <uuid>                      -2        a review's puzzles (review_report.puzzles_record, JSON), written once
+                                          when its last position is counted (jobs/worker.py finish_review);
+                                          an item of its own, so the job item keeps its room for the games
     <uuid>                      0..n-1    one per finished position: status done|failed, id, fen,
                                           analysis (JSON) or error
 
@@ -29,6 +34,7 @@ from functions.common.aws.clients import client
 from functions.common.jobs.models import DEFAULT_PAGE, JobResult
 
 JOB_SEQ = -1  # the sort key of the job item; positions are 0..n-1
+PUZZLES_SEQ = -2  # a review's puzzles (a job read from S3 keeps its chunks' failures from -2 down: s3/jobs.py)
 DEFAULT_TTL_DAYS = 7
 
 
@@ -69,6 +75,7 @@ class Table:
                 "expires_at": self.expires()}
         if games is not None:
             item["games"] = {"S": games}
+            item["puzzles_due"] = {"BOOL": True}  # the job is done once its puzzles are stored too
         try:
             self.ddb.put_item(TableName=self.table, Item=item, ConditionExpression="attribute_not_exists(job_id)",
                               ReturnValuesOnConditionCheckFailure="ALL_OLD")
@@ -101,8 +108,9 @@ class Table:
     def record(self, job_id, index, pid, fen, analysis=None, error=None):
         """Store a position's result (analysis: AnalysisAnswer, or error: str) and count it, idempotently.
 
-        Returns "recorded", or "duplicate" when the position had its result already (the count is
-        re-applied, which changes nothing if it was counted). AWS errors propagate: the caller retries.
+        Returns (outcome, the job item after the count): outcome "recorded", or "duplicate" when the position
+        had its result already (the count is re-applied, which changes nothing if it was counted). AWS errors
+        propagate: the caller retries.
         """
         status = "done" if error is None else "failed"
         item = {**self.key(job_id, index), "status": {"S": status}, "id": {"S": pid}, "fen": {"S": fen[:200]},
@@ -119,20 +127,38 @@ class Table:
             outcome = "duplicate"
             old = e.response.get("Item") or {}
             status = old["status"]["S"] if "status" in old else self.finished(job_id, index)
-        self.count(job_id, index, status)
-        return outcome
+        return outcome, self.count(job_id, index, status)
 
     def count(self, job_id, index, status):
-        """Add the position to the job's done or failed set (idempotent: a set holds each index once)."""
+        """Add the position to the job's done or failed set (idempotent: a set holds each index once). Returns
+        the job item after it (jobs/worker.py's finish_review reads whether that made the job complete)."""
         counter = "done_idx" if status == "done" else "failed_idx"
         try:
-            self.ddb.update_item(TableName=self.table, Key=self.key(job_id, JOB_SEQ),
-                                 UpdateExpression="ADD #c :i SET updated_at = :now",
-                                 ConditionExpression="attribute_exists(job_id)",
-                                 ExpressionAttributeNames={"#c": counter},
-                                 ExpressionAttributeValues={":i": {"NS": [str(index)]}, ":now": {"S": now_iso()}})
+            return self.ddb.update_item(TableName=self.table, Key=self.key(job_id, JOB_SEQ),
+                                        UpdateExpression="ADD #c :i SET updated_at = :now",
+                                        ConditionExpression="attribute_exists(job_id)",
+                                        ExpressionAttributeNames={"#c": counter}, ReturnValues="ALL_NEW",
+                                        ExpressionAttributeValues={":i": {"NS": [str(index)]},
+                                                                   ":now": {"S": now_iso()}})["Attributes"]
         except self.ddb.exceptions.ConditionalCheckFailedException:
             raise UnknownJob(job_id) from None
+
+    def put_puzzles(self, job_id, puzzles):
+        """Store a review's puzzles (review_report.puzzles_record's text) unless they are there. False when
+        another delivery stored them first (their searches are deterministic: the same puzzles)."""
+        item = {**self.key(job_id, PUZZLES_SEQ), "puzzles": {"S": puzzles}, "finished_at": {"S": now_iso()},
+                "expires_at": self.expires()}
+        try:
+            self.ddb.put_item(TableName=self.table, Item=item, ConditionExpression="attribute_not_exists(seq)")
+            return True
+        except self.ddb.exceptions.ConditionalCheckFailedException:
+            return False
+
+    def puzzles(self, job_id):
+        """A review's stored puzzles (JSON text), or None before they are stored."""
+        item = self.ddb.get_item(TableName=self.table, Key=self.key(job_id, PUZZLES_SEQ),
+                                 ConsistentRead=True).get("Item")
+        return item["puzzles"]["S"] if item else None
 
     def count_key_job(self, api_key_id, day, limit):
         """Add a job to an API key's count for `day` (days since 1970, UTC) unless it has `limit` already.

@@ -3,6 +3,9 @@
     job_id, index = attribution(record)                     # or Unattributable
     outcome = analyse_record(record, job_id, index, store, remaining_ms, cache)   # or Deferred
 
+analyse_record calls finish_review(store, job_id, item) after each count: the record that completes a review
+has its puzzles found and stored with the job (GET /jobs/{job_id} serves them, and calls the review done then).
+
 record: one SQS record as Powertools gives it (message_id, body, message_attributes,
 attributes.approximate_receive_count). What happens to it is in functions/batch/app.py's docstring;
 the Outcome says what was done, for the handler's metrics and logs.
@@ -14,6 +17,7 @@ import json
 from functions.common import settings
 from functions.common.analysis.request import analyse_request  # loads the compiled engine: in the init phase
 from functions.common.jobs.queue import read_message
+from functions.common.jobs.review_report import finish_review
 
 DEFAULT_RECORD_MARGIN_MS = 5000
 
@@ -36,6 +40,7 @@ class Outcome:
     budget_ms: int | None = None  # the search's time limit and threads, when analysed
     threads: int | None = None
     exception: BaseException | None = None  # an engine bug, whose traceback belongs in the log
+    puzzles: str | None = None  # what finish_review did, when this record completed a review
 
 
 def jobs_of(event):
@@ -71,13 +76,13 @@ def analyse_record(record, job_id, index, store, remaining_ms, cache=None):
     try:
         message = read_message(record.body)
     except ValueError as e:
-        store.record(job_id, index, str(index), "", error=str(e))
-        return Outcome("failed", "poison", reason=str(e))
+        _, item = store.record(job_id, index, str(index), "", error=str(e))
+        return Outcome("failed", "poison", reason=str(e), puzzles=finish_review(store, job_id, item))
     if (message.job_id, message.index) != (job_id, index):
         reason = (f"message body: it is position {message.index} of job {message.job_id}, but its attributes say "
                   f"position {index} of job {job_id}")
-        store.record(job_id, index, message.id, message.fen, error=reason)
-        return Outcome("failed", "mismatch", reason=reason)
+        _, item = store.record(job_id, index, message.id, message.fen, error=reason)
+        return Outcome("failed", "mismatch", reason=reason, puzzles=finish_review(store, job_id, item))
 
     # A redelivery may find its position finished: keep the stored result, make sure it is counted. (On a
     # first delivery the read is skipped: a duplicate message then costs an analysis, not a wrong count,
@@ -85,8 +90,8 @@ def analyse_record(record, job_id, index, store, remaining_ms, cache=None):
     redelivered = int(record.attributes.approximate_receive_count or 1) > 1
     already = store.finished(job_id, index) if redelivered else None
     if already:
-        store.count(job_id, index, already)
-        return Outcome(already, "redelivered")
+        item = store.count(job_id, index, already)
+        return Outcome(already, "redelivered", puzzles=finish_review(store, job_id, item))
 
     margin = settings.record_margin_ms(DEFAULT_RECORD_MARGIN_MS)
     left = remaining_ms - margin
@@ -104,8 +109,12 @@ def analyse_record(record, job_id, index, store, remaining_ms, cache=None):
         result, error = None, str(e)
     except Exception as e:  # a bug: analysing it again would fail again, so it is recorded, not retried
         result, error, exception = None, f"internal error ({type(e).__name__}); the function's log has the traceback", e
-    if store.record(job_id, index, message.id, message.fen, analysis=result, error=error) == "duplicate":
-        return Outcome("duplicate", "duplicate")
+    recorded, item = store.record(job_id, index, message.id, message.fen, analysis=result, error=error)
+    puzzles = finish_review(store, job_id, item)
+    if recorded == "duplicate":
+        return Outcome("duplicate", "duplicate", puzzles=puzzles)
     if error is None:
-        return Outcome("done", "analysed", found=found, cache=outcome, budget_ms=options.movetime_ms, threads=threads)
-    return Outcome("failed", "failed", reason=error, exception=exception)
+        return Outcome("done", "analysed", found=found, cache=outcome, budget_ms=options.movetime_ms, threads=threads,
+                       puzzles=puzzles)
+    return Outcome("failed", "failed", reason=error, exception=exception, puzzles=puzzles)
+
