@@ -57,8 +57,10 @@ JUDGEMENTS = (("blunder", 0.3), ("mistake", 0.2), ("inaccuracy", 0.1))  # loss o
 NAGS = {"inaccuracy": 6, "mistake": 2, "blunder": 4}  # $6 ?!, $2 ?, $4 ??
 GLYPHS = {"inaccuracy": "?!", "mistake": "?", "blunder": "??"}
 MATE_SEQUENCES = {"created": "Checkmate is now unavoidable", "lost": "Lost forced checkmate sequence"}
-TABLE_RANK = {"loss": 0, "draw": 1, "win": 2}
-TABLE_FLIP = {"win": "loss", "draw": "draw", "loss": "win"}
+# A cursed win counts as a win and a blessed loss as a loss here: the fifty-move judgement is not always exact
+# (engine/tablebase.py fifty()), so the review marks no move by it.
+TABLE_RANK = {"loss": 0, "blessed-loss": 0, "draw": 1, "cursed-win": 2, "win": 2}
+TABLE_FLIP = {"win": "loss", "cursed-win": "blessed-loss", "draw": "draw", "blessed-loss": "cursed-win", "loss": "win"}
 
 
 @dataclasses.dataclass(frozen=True)

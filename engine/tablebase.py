@@ -353,21 +353,142 @@ class Tables:
         value = self.probe(board)
         if value is None:
             return None
-        return field(board, value, self._best_child(board)[1])
+        children = self._best_child(board)[1]
+        return field(board, value, children, fifty(self, board, value, children))
 
 
-def field(board, value, children):
+def field(board, value, children, clock=None):
     """The `tablebase` field of a position of value `value` whose legal moves lead to `children` [(move, value
-    after it, from board's side)]: {"category": "win" | "draw" | "loss", "dtm": moves to mate (signed: negative
-    when the side to move is mated; absent for a draw), "best": the UCI moves that keep the value, "best_san"}."""
+    after it, from board's side)]: {"category": "win" | "cursed-win" | "draw" | "blessed-loss" | "loss", "dtm":
+    moves to mate (signed: negative when the side to move is mated; absent for a draw), "best": the UCI moves
+    that keep the value, "best_san", "exact": whether the category is certain under the fifty-move rule}, and
+    "dtz" (plies to the first zeroing move of the table's line) when the halfmove clock leaves too few plies for
+    the mate (clock: fifty()'s Fifty, None when it does not matter)."""
     from engine.san import san
 
-    keep = [mv for mv, v in children if v == value]
-    out = {"category": category(value), "best": [board.uci(mv) for mv in keep],
-           "best_san": [san(board, mv) for mv in keep]}
+    keep = [mv for mv, v in children if v == value] if clock is None else clock.best
+    out = {"category": category(value) if clock is None else clock.category, "best": [board.uci(mv) for mv in keep],
+           "best_san": [san(board, mv) for mv in keep], "exact": True if clock is None else clock.exact}
     if value != DRAW:
         out["dtm"] = dtm_moves(value)
+    if clock is not None:
+        out["dtz"] = clock.dtz
     return out
+
+
+class Fifty:
+    """The fifty-move rule's judgement of a table win or loss whose mate comes after the halfmove count runs out
+    (fifty()): the category, the plies to the first zeroing move (a capture, a pawn move, or the mate) of the line
+    the answer plays, whether the category is certain, the best moves by it and the root's moves in order."""
+
+    def __init__(self, category, dtz, exact, best, order):
+        self.category, self.dtz, self.exact, self.best, self.order = category, dtz, exact, best, order
+
+
+EXACT_PLIES = 3  # up to this many plies left on the count, fifty() decides by searching every line: exact
+
+
+def fifty(tables, board, value, children):
+    """None when the fifty-move rule cannot change the table's result (a draw, or a mate within the plies the
+    halfmove clock leaves: exact); else a Fifty.
+
+    The tables hold distances to mate, not to the next zeroing move (DTZ), so a longer mate is judged along the
+    table's line: after each of the root's moves, both sides play the table's best moves (the shortest mate, the
+    longest defence) until a capture, a pawn move or the mate resets the count; the winning side picks the root
+    move whose line zeroes first, the losing side the one whose line zeroes last. A win is "cursed-win" when even
+    that zeroing comes after the count runs out (clock + dtz > 100), a loss "blessed-loss" likewise. That is a
+    judgement along one line, not a proof (the defence may delay the zeroing, the attack may find an earlier
+    one): `exact` False. It is exact (True) when only the mate can reset the count (_only_the_mate_resets: KBNvK,
+    KQvK, ...: dtz is then the mate's distance), and with EXACT_PLIES or fewer plies left, where every line is
+    searched."""
+    left = 100 - board.halfmove_clock
+    if value == DRAW or value <= left or not children:
+        return None
+    winning = value % 2 == 1
+    keeps = [(mv, v) for mv, v in children if v != DRAW and v % 2 == value % 2]
+    zs = {mv: _zeroing_line(tables, board, mv) for mv, _ in keeps}
+    if winning:
+        dtz = min(zs.values())
+        order = sorted(keeps, key=lambda c: (zs[c[0]], -rank(c[1])))
+    else:
+        dtz = max(zs.values())
+        order = sorted(keeps, key=lambda c: (-zs[c[0]], -rank(c[1])))
+    best = [mv for mv, _ in order if zs[mv] == dtz]
+    in_time = dtz <= left
+    if left <= EXACT_PLIES:
+        in_time, exact = _forced_in(tables, board, left, winning), True
+    else:
+        exact = _only_the_mate_resets(board, winning)  # then dtz is the mate's distance, and the category exact
+    rest = sorted((c for c in children if c not in keeps), key=lambda c: -rank(c[1]))
+    if winning:
+        name = "win" if in_time else "cursed-win"
+    else:
+        name = "loss" if in_time else "blessed-loss"
+    return Fifty(name, dtz, exact, best, order + rest)
+
+
+def _only_the_mate_resets(board, winning):
+    """Whether the only way the winning side can reset the count is the mate itself: it has no pawn, the other
+    side a bare king, and a capture by that king leaves no win (one piece, or two minor pieces: KBNvK, KBBvK,
+    KNNvK, KQvK, KRvK). Then a mate beyond the count cannot be forced in time: the table's DTM is the shortest."""
+    attacker = board.side if winning else 1 - board.side
+    mine, theirs = [], []
+    for c in board.board:
+        if c != EMPTY and c & 7 != KING:
+            (mine if c >> 3 == attacker else theirs).append(c & 7)
+    return not theirs and PAWN not in mine and (len(mine) == 1 or all(t in (BISHOP, KNIGHT) for t in mine))
+
+
+def _zeroes(board):
+    """Whether the move just played reset the halfmove clock (a capture or a pawn move)."""
+    return board.halfmove_clock == 0
+
+
+def _zeroing_line(tables, board, first, limit=200):
+    """Plies from board to the first zeroing move (or the mate) of the line that starts with `first` and goes on
+    by the table's best moves."""
+    played = 0
+    mv = first
+    try:
+        while played < limit:
+            board.push(mv)
+            played += 1
+            if _zeroes(board):
+                return played
+            _, children = tables._best_child(board)
+            if not children:  # the mate
+                return played
+            mv = max(children, key=lambda c: rank(c[1]))[0]
+        return played
+    finally:
+        for _ in range(played):
+            board.pop()
+
+
+def _forced_in(tables, board, plies, attacker):
+    """Whether the side winning by the table forces, within `plies`, the mate or a zeroing move that keeps its win
+    (after which a fresh count is enough for every four-piece mate: the longest is 40 moves), `attacker` whether
+    it is to move. Every line is searched: exact, for a few plies."""
+    if plies <= 0:
+        return False
+    for mv in board.legal_moves():
+        board.push(mv)
+        try:
+            child = tables.probe(board)
+            keeps = child is not None and child != DRAW and child % 2 == 0  # the side to move now loses
+            if attacker:
+                if not keeps:
+                    continue
+                if _zeroes(board) or child == 0 or _forced_in(tables, board, plies - 1, False):
+                    return True
+            else:
+                if child is not None and child != DRAW and child % 2 == 1:  # the attack still wins
+                    if _zeroes(board) or _forced_in(tables, board, plies - 1, True):
+                        continue
+                return False  # the defence escapes: a draw, or a line the attack cannot finish in time
+        finally:
+            board.pop()
+    return not attacker  # the attack found nothing; every defence lost in time (mated positions have no children)
 
 
 def within_fifty(board, value):
@@ -438,16 +559,24 @@ def answer(board, side, started, multipv=1, backend="", tables=None):
     tables = tables or default()
     hits = tables.hits
     value = tables.probe(board)
-    if value is None or not within_fifty(board, value) or returns_to_history(board):
-        return None  # outside the tables, a mate the fifty-move rule may cut, or a repetition within reach: searched
+    if value is None or returns_to_history(board):
+        return None  # outside the tables, or a repetition within reach: searched
     _, children = tables._best_child(board)
     if not children:
         return None  # mated or stalemated: engine.game_over answers those
-    children.sort(key=lambda c: -rank(c[1]))
+    clock = fifty(tables, board, value, children)  # the fifty-move rule, when the halfmove clock makes it matter
+    if clock is None:
+        children.sort(key=lambda c: -rank(c[1]))
+    else:
+        children = clock.order
+    drawn_by_rule = clock is not None and clock.category in ("cursed-win", "blessed-loss")
     lines = []
     for k, (mv, v) in enumerate(children[: max(1, multipv)]):
         pv = [board.uci(mv)] + _line(tables, board, mv, v)
-        score = Score(cp=0) if v == DRAW else Score(mate=dtm_moves(v))
+        if v == DRAW or (drawn_by_rule and v % 2 == value % 2):
+            score = Score(cp=0)  # a draw, or the fifty-move rule's draw before the table's mate (as searched)
+        else:
+            score = Score(mate=dtm_moves(v))
         lines.append(Line(multipv=k + 1, score=score, pv=tuple(pv), depth=len(pv), seldepth=len(pv)))
     best = lines[0]
     ms = (time.monotonic_ns() - started) // 1_000_000
@@ -455,7 +584,7 @@ def answer(board, side, started, multipv=1, backend="", tables=None):
         fen=board.fen(), side_to_move=side, best_move=best.pv[0], ponder=best.pv[1] if len(best.pv) > 1 else None,
         score=best.score, depth=best.depth, seldepth=best.seldepth, nodes=0, time_ms=ms, nps=0, hashfull=0,
         pv=best.pv, lines=tuple(lines), backend=backend, chess960=board.chess960,
-        tablebase=field(board, value, children),
+        tablebase=field(board, value, children, clock),
         tbhits=tables.hits - hits,
     )
 
@@ -492,5 +621,5 @@ def default():
     return _DEFAULT
 
 
-__all__ = ["DRAW", "BLACK", "Material", "Tables", "answer", "catalogue", "category", "default", "dtm_moves", "field",
-           "in_reach", "key_maps", "returns_to_history", "within_fifty"]
+__all__ = ["DRAW", "BLACK", "Fifty", "Material", "Tables", "answer", "catalogue", "category", "default", "dtm_moves",
+           "field", "fifty", "in_reach", "key_maps", "returns_to_history", "within_fifty"]

@@ -291,8 +291,8 @@ def test_cors_header_and_openapi(runtime):
     answer = spec["components"]["schemas"]["AnalysisAnswer"]["properties"]
     assert "tablebase" in answer and "tbhits" in answer  # the endgame tables' field (issue 70.4)
     table = spec["components"]["schemas"]["TablebaseAnswer"]
-    assert set(table["properties"]) == {"category", "dtm", "best", "best_san"}
-    assert table["properties"]["category"]["enum"] == ["win", "draw", "loss"]
+    assert set(table["properties"]) == {"category", "dtm", "best", "best_san", "exact", "dtz"}
+    assert table["properties"]["category"]["enum"] == ["win", "cursed-win", "draw", "blessed-loss", "loss"]
     assert schema["properties"]["movetime_ms"]["maximum"] == 25000
     assert schema["properties"]["variant"]["enum"] == ["standard", "chess960"]  # the OpenAPI document says so
     get_params = {p["name"]: p for p in spec["paths"]["/analyze"]["get"]["parameters"]}

@@ -219,6 +219,7 @@ TABLE_STARTS = [
     "8/8/8/4k3/8/8/8/KQ6 w - - 0 1",
     "8/8/8/3k4/8/8/8/KBB5 w - - 0 1",
     "8/8/8/8/5kr1/7Q/K7/8 w - - 0 1",  # queen against rook
+    "7N/8/8/8/8/8/8/K1k1B3 w - - 0 1",  # one of KBNvK's longest: mate in 33
 ]
 
 

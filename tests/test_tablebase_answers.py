@@ -53,9 +53,11 @@ def test_tables_off_answer_by_a_search_without_the_field():
     assert "tablebase" in answer.model_dump() and answer.model_dump()["tablebase"] is None
 
 
-def test_a_mate_the_fifty_move_rule_would_cut_is_searched_not_claimed():
+def test_a_mate_the_fifty_move_rule_cuts_is_a_cursed_win():
     found = engine.analyse(KQVK.replace("0 1", "95 80"), depth=4)  # mate in 7 = 13 plies, 5 left on the clock
-    assert found.tablebase is None and found.nodes > 0
+    # KQvK: only the mate resets the count, so the judgement is exact; the rule's draw is the score
+    assert found.tablebase["category"] == "cursed-win" and found.tablebase["exact"] and found.tablebase["dtz"] == 13
+    assert found.score == Score(cp=0) and found.nodes == 0
 
 
 def test_a_repetition_within_reach_is_searched_not_answered_by_the_tables():
@@ -147,3 +149,53 @@ def test_uci_tables_are_on_by_default_and_the_option_turns_them_off():
     e.close()
     assert on[on.index("score") + 1:on.index("score") + 3] == ["mate", "7"] and int(on[on.index("tbhits") + 1]) > 0
     assert off[off.index("tbhits") + 1] == "0" and int(off[off.index("nodes") + 1]) > 0
+
+
+# The fifty-move rule at the root (engine/tablebase.py fifty()): the tables hold distances to mate; a halfmove clock
+# that leaves fewer plies than the mate needs is judged by the first zeroing move of the table's line.
+def test_a_mate_within_the_count_is_an_exact_win_whatever_the_clock():
+    found = engine.analyse("8/8/8/4k3/8/8/3QK3/8 w - - 80 120", movetime_ms=1000)  # mate in 7: 13 plies, 20 left
+    assert found.tablebase["category"] == "win" and found.tablebase["exact"] and "dtz" not in found.tablebase
+    assert found.score.mate == 7 and found.nodes == 0
+
+
+def test_kbnvk_beyond_the_count_is_an_exact_cursed_win():
+    # One of KBNvK's longest, mate in 33 (65 plies): only the mate resets the count (a king's capture draws), so
+    # with 36 plies on the clock the rule comes first, whatever is played.
+    found = engine.analyse("7N/8/8/8/8/8/8/K1k1B3 w - - 36 100", movetime_ms=1000)
+    table = found.tablebase
+    assert table["category"] == "cursed-win" and table["exact"] and table["dtm"] == 33 and table["dtz"] == 65
+    assert found.score == Score(cp=0) and found.nodes == 0 and found.best_move in table["best"]
+    fresh = engine.analyse("7N/8/8/8/8/8/8/K1k1B3 w - - 35 100", movetime_ms=1000)  # 35 + 65 = 100: in time
+    assert fresh.tablebase["category"] == "win" and fresh.tablebase["exact"] and fresh.score.mate == 33
+
+
+def test_the_losing_side_of_a_cursed_win_has_a_blessed_loss():
+    found = engine.analyse("7N/8/8/8/8/8/8/K1k1B3 w - - 36 100", moves=["a1a2"], movetime_ms=1000)
+    assert found.tablebase["category"] == "blessed-loss" and found.tablebase["exact"] and found.score == Score(cp=0)
+
+
+def test_a_zeroing_move_in_time_keeps_the_win_and_is_chosen():
+    # KQvKR, 90 plies on the clock, mate in more than 10 moves: Qxh8+ takes the rook now (a fresh count), the move
+    # whose line zeroes first; judged along the table's line, so not exact.
+    found = engine.analyse("3k3r/8/8/8/8/8/8/K6Q w - - 90 100", movetime_ms=1000)
+    table = found.tablebase
+    assert table["category"] == "win" and table["dtz"] == 1 and not table["exact"]
+    assert found.best_move == "h1h8" and table["best"] == ["h1h8"] and found.score.mate is not None
+
+
+def test_a_long_queen_against_rook_win_late_in_the_count_is_a_cursed_win_by_its_line():
+    found = engine.analyse("8/8/8/8/5kr1/7Q/K7/8 w - - 80 100", movetime_ms=1000)  # mate in 30, its line zeroes at 45
+    table = found.tablebase
+    assert table["category"] == "cursed-win" and not table["exact"] and table["dtz"] == 45
+    assert found.score == Score(cp=0)
+    late = engine.analyse("8/8/8/8/5kr1/7Q/K7/8 w - - 97 100", movetime_ms=1000)  # 3 plies left: every line searched
+    assert late.tablebase["category"] == "cursed-win" and late.tablebase["exact"]
+
+
+def test_the_review_marks_no_move_by_the_fifty_move_judgement():
+    before = PositionEval(side="white", score=Score(mate=33), pv=(), terminal=None, depth=0, tablebase="win")
+    after = PositionEval(side="black", score=Score(cp=0), pv=(), terminal=None, depth=0, tablebase="blessed-loss")
+    from engine.review import table_verdict
+
+    assert after.mover_result() == "cursed-win" and table_verdict(before, after) is False  # kept, not thrown away

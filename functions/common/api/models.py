@@ -252,15 +252,22 @@ class LineAnswer(BaseModel):
 
 class TablebaseAnswer(BaseModel):
     """A position within the endgame tables (up to four pieces, no castling rights; docs/tablebases.md). The
-    tables measure the distance to mate without the fifty-move rule: the category is the result with best
-    play, and a position whose mate would come after the fifty-move count runs out is searched instead
-    (no `tablebase`), so no cursed win or blessed loss is ever claimed."""
+    tables measure the distance to mate; where the halfmove clock leaves fewer plies than the mate needs, the
+    fifty-move rule is judged by the plies to the first zeroing move of the table's line (`dtz`): a win it cuts
+    is a cursed win, a loss it saves a blessed loss. `exact` says whether that judgement is certain."""
 
-    category: Literal["win", "draw", "loss"] = Field(description="the result for the side to move with best play")
+    category: Literal["win", "cursed-win", "draw", "blessed-loss", "loss"] = Field(
+        description="the result for the side to move with best play under the fifty-move rule: cursed-win / "
+                    "blessed-loss a table win / loss the rule draws (the halfmove clock leaves too few plies)")
     dtm: int | None = Field(None, description="moves to mate, signed as `mate`: > 0 the side to move mates, < 0 it "
                                               "is mated; null for a draw")
     best: list[str] = Field(description="every move that keeps the result at the best distance, UCI")
     best_san: list[str] = Field(description="the same moves in SAN")
+    exact: bool = Field(True, description="whether the category is certain: false when the fifty-move rule was "
+                                          "judged along the table's line only (dtz), not by every line")
+    dtz: int | None = Field(None, description="plies to the first zeroing move (capture, pawn move or the mate) of "
+                                              "the table's line, when the halfmove clock leaves fewer plies than "
+                                              "the mate needs; null otherwise")
 
 
 class EngineInfo(BaseModel):
