@@ -199,3 +199,14 @@ def test_the_review_marks_no_move_by_the_fifty_move_judgement():
     from engine.review import table_verdict
 
     assert after.mover_result() == "cursed-win" and table_verdict(before, after) is False  # kept, not thrown away
+
+
+def test_the_text_client_says_a_cursed_win_is_a_draw_by_the_rule():
+    from kibitz.clients.text import tablebase_text
+
+    cursed = {"side_to_move": "white", "tablebase": {"category": "cursed-win", "dtm": 33}}
+    blessed = {"side_to_move": "black", "tablebase": {"category": "blessed-loss", "dtm": -33}}
+    said = "draw by the fifty-move rule (White mates in 33, too late)"
+    assert tablebase_text(cursed) == tablebase_text(blessed) == said
+    lost = {"side_to_move": "black", "tablebase": {"category": "loss", "dtm": -9}}
+    assert tablebase_text(lost) == "White wins, mate in 9"

@@ -16,7 +16,9 @@ def tablebase_text(a):
     if t["category"] == "draw":
         return "draw"
     mover = a["side_to_move"].capitalize()
-    winner = mover if t["category"] == "win" else ("Black" if mover == "White" else "White")
+    winner = mover if t["category"] in ("win", "cursed-win") else ("Black" if mover == "White" else "White")
+    if t["category"] in ("cursed-win", "blessed-loss"):  # the halfmove clock leaves too few moves for the mate
+        return f"draw by the fifty-move rule ({winner} mates in {abs(t['dtm'])}, too late)"
     return f"{winner} wins, mate in {abs(t['dtm'])}"
 
 

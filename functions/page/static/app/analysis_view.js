@@ -172,11 +172,16 @@ function text(tag, className, content) {
 }
 
 // "Tablebase: White wins, mate in 23" (or "Tablebase: draw"): the endgame tables' answer, the category being
-// the side to move's.
+// the side to move's; a cursed win / blessed loss (the halfmove clock leaves too few moves for the mate):
+// "Tablebase: draw by the fifty-move rule (White mates in 33, too late)".
 export function tablebaseText(answer) {
   const {category, dtm} = answer.tablebase
   if (category === "draw") return "Tablebase: draw"
   const mover = answer.side_to_move === "black" ? "Black" : "White"
-  const winner = category === "win" ? mover : (mover === "White" ? "Black" : "White")
+  const moverWins = category === "win" || category === "cursed-win"
+  const winner = moverWins ? mover : (mover === "White" ? "Black" : "White")
+  if (category === "cursed-win" || category === "blessed-loss") {
+    return `Tablebase: draw by the fifty-move rule (${winner} mates in ${Math.abs(dtm)}, too late)`
+  }
   return `Tablebase: ${winner} wins, mate in ${Math.abs(dtm)}`
 }
