@@ -213,13 +213,11 @@ LOCAL_IMPORTS = {
     "engine/puzzles.py": "the search, board and SAN, only when a finished review's puzzles are searched",
     "engine/tablebase.py": "SAN and the result types, only when a probe is answered",
     "functions/analyze/app.py": "only /swagger documents the jobs routes: off AnalyzeFunction's cold start",
-    "functions/common/api/models.py": "the WDL model, openings and SAN, only for the answers that include them",
-    "functions/common/jobs/positions.py": "the board and PGN reader, only for the jobs that send moves or games",
-    "functions/common/jobs/s3/chunking.py": "the EPD and FEN readers, only when a chunk is parsed",
-    "kibitz/clients/batch.py": "the direct API's functions code, only for `--direct` (no server); gzip for .gz files",
-    "kibitz/local/eventsource.py": "a poller process's own imports, after its fork",
-    "kibitz/clients/review.py": "the local stack, only for a review without a server",
-    "kibitz/local/ws_server.py": "the template's document, read when a server starts",
+    "functions/common/api/models.py": "the board and SAN (the compiled engine) only when an answer is made: importing "
+                                      "the models, as clients and JobsFunction's validation do, loads no compiled "
+                                      "engine (tests/test_api.py)",
+    "kibitz/clients/batch.py": "every `kibitz` verb's parser imports it (its arguments): the functions' models and "
+                               "readers (pydantic, the engine's numpy) only when a batch is submitted or read",
     "training/export.py": "the features, only for --check",
     "training/gen.py": "the engine and self-play in each worker process, after its spawn",
     "training/store.py": "the board and the compiled module, only to replay or verify a chunk",
@@ -251,6 +249,8 @@ def test_function_local_imports_are_optional_dependencies_or_have_a_reason():
                 late[name] = sorted(local_imports(path) - OPTIONAL)
     assert late == {}, "import these at the top, or give the module its reason in LOCAL_IMPORTS"
     assert all((ROOT / name).exists() for name in [*LOCAL_IMPORTS, *CLIS]), "a module listed here is gone"
+    stale = [name for name in LOCAL_IMPORTS if not local_imports(ROOT / name) - OPTIONAL]
+    assert stale == [], "these import everything at the top now: take them off LOCAL_IMPORTS"
 
 
 def test_the_local_import_check_sees_one(tmp_path):

@@ -9,8 +9,9 @@ import pytest
 
 from engine.pgn import PgnError, movetext, read_games
 from functions.common.api.models import SearchLimits
+from functions.common.jobs.limits import MAX_POSITIONS
 from functions.common.jobs.models import JobRequest
-from functions.common.jobs.positions import MAX_POSITIONS, Position, read_positions
+from functions.common.jobs.positions import Position, read_positions
 from functions.common.jobs.queue import PositionMessage, message_body, read_message
 from tests.jobs_cases import JOB
 

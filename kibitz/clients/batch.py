@@ -18,6 +18,7 @@ your own credentials.
 """
 
 import csv
+import gzip
 import io
 import json
 import os
@@ -319,8 +320,6 @@ def file_bytes(path):
     kind = S3_SUFFIXES.get(pathlib.Path(path).suffix.lower())
     try:
         if kind == "gzip":
-            import gzip
-
             return data, gzip.decompress(data)
         if kind == "zstd":
             import zstandard
@@ -362,8 +361,8 @@ def upload(api, name, data, positions, opts):
 
 def over_body_limits(body, opts):
     """Why a job of this body would be refused for its size (its positions, its bytes), or None."""
+    from functions.common.jobs.limits import MAX_POSITIONS
     from functions.common.jobs.models import MAX_JOB_BODY_BYTES
-    from functions.common.jobs.positions import MAX_POSITIONS
 
     if "pgn" in body:
         positions = count_positions(body["pgn"].encode(), "pgn")

@@ -15,14 +15,20 @@ game (kibitz/clients/review_graph.py).
 """
 
 import contextlib
+import csv
 import io
 import json
 import os
 import pathlib
 import sys
+import tempfile
 import urllib.parse
 
 from kibitz.clients.batch import ClientError, HttpApi, explain, wait
+from kibitz.clients.review_graph import svg
+from kibitz.local.apigateway import proxy_event
+from kibitz.local.runtime import FunctionRuntime
+from kibitz.local.services import Services
 
 
 class HttpReviewApi(HttpApi):
@@ -34,18 +40,12 @@ class LocalReviewApi:
     """The jobs path on this machine: embedded services and pollers, JobsFunction in this process."""
 
     def __init__(self, template_path, pollers=None):
-        import tempfile
-
-        from kibitz.local.services import Services
-
         # the pollers' output (the function's logs) goes to a file, kept for a look when something fails
         self.log = pathlib.Path(tempfile.mkstemp(prefix="kibitz-review-", suffix=".log")[1])
         self.services = Services(template_path, pollers=pollers, quiet=True, log=self.log)
         self.runtime = None
 
     def __enter__(self):
-        from kibitz.local.runtime import FunctionRuntime
-
         self.services.start()
         self.runtime = FunctionRuntime(self.services.functions["JobsFunction"])
         return self
@@ -58,8 +58,6 @@ class LocalReviewApi:
             print(f"kibitz: the functions' logs are in {self.log}", file=sys.stderr)
 
     def _call(self, method, path, query="", body=None, resource=None, params=None):
-        from kibitz.local.apigateway import proxy_event
-
         event = proxy_event(method, path, query, {"Content-Type": "application/json"} if body else {},
                             json.dumps(body) if body is not None else None, resource, params)
         with contextlib.redirect_stdout(io.StringIO()):  # the function's logs are not for people
@@ -127,8 +125,6 @@ def write_puzzles_csv(path, games):
     """The games' puzzles in Lichess's puzzle CSV layout (docs/review.md): FEN before the opponent's move, Moves
     starting with it; the columns Lichess fills from its players (Rating, RatingDeviation, Popularity, NbPlays)
     and GameUrl left empty."""
-    import csv
-
     with open(path, "w", newline="", encoding="utf-8") as f:
         w = csv.DictWriter(f, fieldnames=PUZZLE_COLUMNS)
         w.writeheader()
@@ -149,8 +145,6 @@ def _opening_tag(name):
 
 
 def review_command(args):
-    from kibitz.clients.review_graph import svg
-
     try:
         path = pathlib.Path(args.file)
         if path.suffix.lower() != ".pgn":

@@ -29,14 +29,19 @@ imported, then `invoke`, `done` or `error` per batch); the function's own output
 to the poller's stderr.
 """
 
+import ctypes
+import dataclasses
 import json
 import os
+import signal
 import subprocess
 import sys
 import threading
 import time
+import traceback
 
 from kibitz.local import template
+from kibitz.local.runtime import FunctionRuntime
 
 POLLER = "kibitz.local.eventsource"  # the module a poller process runs (`python -m`), from the working directory
 RECEIVE_WAIT_S = 2  # long polling, short enough to notice a dead parent or a stop soon
@@ -234,12 +239,7 @@ def failed_ids(response, message_ids, report_failures):
 
 
 def _poll(args):
-    import dataclasses
-    import signal
-
     import boto3
-
-    from kibitz.local.runtime import FunctionRuntime
 
     status = os.fdopen(os.dup(1), "w", buffering=1)
     os.dup2(2, 1)  # the function's prints (logs, EMF metrics) go to stderr
@@ -283,8 +283,6 @@ def _poll(args):
         try:
             response = runtime.invoke(sqs_event(messages, args["queue_arn"], region))
         except Exception as e:  # a function error: the whole batch comes back after its visibility timeout
-            import traceback
-
             traceback.print_exc()
             say(event="error", records=len(messages), failures=len(messages), error=f"{type(e).__name__}: {e}")
             continue
@@ -303,9 +301,6 @@ def _poll(args):
 def _die_with_parent():
     """Ask Linux to end this process when its parent dies (best effort; the loop also checks)."""
     try:
-        import ctypes
-        import signal
-
         ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, int(signal.SIGTERM))  # PR_SET_PDEATHSIG
     except (OSError, AttributeError):
         pass

@@ -85,7 +85,7 @@ class Table:
     ttl_attribute: str | None
 
 
-def _document(path):
+def document(path):
     doc = yaml.load(pathlib.Path(path).read_text(), Loader=_Loader)
     params = {name: p.get("Default") for name, p in (doc.get("Parameters") or {}).items()}
     return doc, params
@@ -94,7 +94,7 @@ def _document(path):
 def api_setting(name, path=TEMPLATE):
     """A property of the template's REST API (the first AWS::Serverless::Api or AWS::ApiGateway::RestApi),
     `!Ref`s to parameters resolved: e.g. MinimumCompressionSize. None when it is not set."""
-    doc, params = _document(path)
+    doc, params = document(path)
     for res in (doc.get("Resources") or {}).values():
         if res.get("Type") in ("AWS::Serverless::Api", "AWS::ApiGateway::RestApi"):
             return _resolve((res.get("Properties") or {}).get(name), params)
@@ -104,7 +104,7 @@ def api_setting(name, path=TEMPLATE):
 def variable_names(function, path=TEMPLATE):
     """The names of the environment variables a function declares itself (not the Globals'), whatever
     their values: those that name a resource have none without `resources` (load())."""
-    doc, _ = _document(path)
+    doc, _ = document(path)
     props = (doc.get("Resources") or {}).get(function, {}).get("Properties") or {}
     return list((props.get("Environment") or {}).get("Variables") or {})
 
@@ -117,7 +117,7 @@ def load(path=TEMPLATE, resources=None):
     variables are left out.
     """
     path = pathlib.Path(path)
-    doc, params = _document(path)
+    doc, params = document(path)
     resources = resources or {}
     glob = (doc.get("Globals") or {}).get("Function") or {}
     functions = {}
@@ -164,7 +164,7 @@ def load(path=TEMPLATE, resources=None):
 
 def queues(path=TEMPLATE):
     """{logical id: Queue} for every AWS::SQS::Queue."""
-    doc, params = _document(path)
+    doc, params = document(path)
     out = {}
     for name, res in (doc.get("Resources") or {}).items():
         if res.get("Type") != "AWS::SQS::Queue":
@@ -183,7 +183,7 @@ def queues(path=TEMPLATE):
 
 def tables(path=TEMPLATE):
     """{logical id: Table} for every AWS::DynamoDB::Table."""
-    doc, _ = _document(path)
+    doc, _ = document(path)
     out = {}
     for name, res in (doc.get("Resources") or {}).items():
         if res.get("Type") != "AWS::DynamoDB::Table":
@@ -199,7 +199,7 @@ def tables(path=TEMPLATE):
 
 def buckets(path=TEMPLATE):
     """The logical ids of every AWS::S3::Bucket."""
-    doc, _ = _document(path)
+    doc, _ = document(path)
     return [name for name, res in (doc.get("Resources") or {}).items() if res.get("Type") == "AWS::S3::Bucket"]
 
 

@@ -34,6 +34,7 @@ from urllib.parse import parse_qsl, unquote, urlsplit
 
 from kibitz.local import live_events
 from kibitz.local.runtime import FunctionRuntime
+from kibitz.local.template import document
 
 LIVE_FUNCTION, CONTROL_FUNCTION, AUTHORIZER_FUNCTION = "LiveFunction", "LiveControlFunction", "LiveAuthorizerFunction"
 MAX_MESSAGE_BYTES = 128 * 1024  # API Gateway's WebSocket message limit
@@ -90,9 +91,7 @@ class ContainerPool:
 
 
 def default_concurrency(functions):
-    from kibitz.local.template import _document
-
-    doc, params = _document(functions[LIVE_FUNCTION].code_dir.parents[1] / "template.yaml")
+    doc, params = document(functions[LIVE_FUNCTION].code_dir.parents[1] / "template.yaml")
     value = params.get("LiveReservedConcurrency")
     return int(value) if value and int(value) > 0 else 10
 
@@ -322,9 +321,7 @@ def throttled(request_id, concurrency):
 
 def is_live_function(template_path, name):
     """Whether the template's function `name` is one of the live stream's (it names the connections table)."""
-    from kibitz.local.template import _document
-
-    doc, _ = _document(template_path)
+    doc, _ = document(template_path)
     props = (doc.get("Resources") or {}).get(name, {}).get("Properties") or {}
     return "KIBITZ_LIVE_TABLE" in ((props.get("Environment") or {}).get("Variables") or {})
 

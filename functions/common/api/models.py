@@ -14,10 +14,11 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 from pydantic_core import PydanticCustomError
 
 import engine
-from engine import game_over
+from engine import game_over, openings, wdl
 from engine.fen import STARTPOS
 from engine.layout import MAX_MULTIPV
 from engine.limits import MAX_DEPTH, MAX_THREADS
+from engine.result import Score
 from functions.common import settings
 
 DEFAULT_MOVETIME_MS = 1000
@@ -323,8 +324,6 @@ class AnalysisAnswer(BaseModel):
         reads as one made now: the model's figures from its score, not cached."""
         if not isinstance(data, dict) or "wdl" in data or not isinstance(data.get("score"), dict):
             return data
-        from engine import wdl
-        from engine.result import Score
 
         def triple(score):
             return wdl.wdl(Score(mate=score["mate"]) if "mate" in score else Score(cp=score.get("cp", 0)), m)
@@ -341,8 +340,7 @@ class AnalysisAnswer(BaseModel):
     @classmethod
     def of(cls, found, budget_ms, hash_mb, threads=1, cached=False):
         """The answer for engine.result.Analysis `found`: SAN, White's view, WDL and the game's result added."""
-        from engine import openings, wdl
-        from engine.board import Board
+        from engine.board import Board  # the compiled engine: not loaded by importing the models
         from engine.san import line_san
 
         side = found.side_to_move

@@ -19,6 +19,7 @@ import time
 from functions.common import settings
 from functions.common.api.http import InputError
 
+MAX_POSITIONS = 1000  # in a job's body (a list, EPD or PGN); documented in docs/batch.md
 DEFAULT_MAX_JOB_SEARCH_S = 3600
 DEFAULT_MAX_JOBS_PER_KEY_DAY = 100
 # The slowest a search with a node limit gets through its nodes, answer and overhead included: measured

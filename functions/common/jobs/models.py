@@ -18,8 +18,7 @@ from functions.common.api.models import (
     SearchLimits,
     Variant,
 )
-from functions.common.jobs.limits import S3_WAY
-from functions.common.jobs.positions import MAX_POSITIONS
+from functions.common.jobs.limits import MAX_POSITIONS, S3_WAY
 from functions.common.jobs.s3.models import S3Progress, SourceFields
 
 MAX_JOB_BODY_BYTES = 1024 * 1024

@@ -15,10 +15,11 @@ may hold both.
 import dataclasses
 
 from engine import epd
+from engine.board import Board, IllegalMoveError
 from engine.fen import FenError
-from functions.common.jobs.limits import S3_WAY
+from engine.pgn import PgnError, read_games
+from functions.common.jobs.limits import MAX_POSITIONS, S3_WAY
 
-MAX_POSITIONS = 1000  # per job; documented in docs/batch.md
 MAX_ERRORS = 50  # reported per request; the count of the rest is given
 
 
@@ -33,8 +34,6 @@ class Position:
 
 def check_position(fen, moves, chess960=False):
     """None if fen + moves is a position to analyse, else (field suffix, reason): ("fen", ...) or ("moves[i]", ...)."""
-    from engine.board import Board, IllegalMoveError
-
     try:
         Board.from_moves(fen, moves, chess960=chess960)
     except FenError as e:
@@ -80,8 +79,6 @@ def from_pgn(text, limit=MAX_POSITIONS, chess960=False):
     """Every position of every game: the start and the position after each move of the main line.
     id: "G.P", game number (from 1) and ply (0 = before the first move). chess960: the rules of the
     games without a Variant tag."""
-    from engine.pgn import PgnError, read_games
-
     positions = []
     try:
         for game in read_games(text, chess960=chess960):

@@ -12,8 +12,8 @@ import time
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from functions.common.api.models import MAX_FEN_CHARS, MAX_MOVES, SearchLimits, Variant
+from functions.common.jobs.limits import MAX_POSITIONS
 from functions.common.jobs.models import MAX_ID_CHARS
-from functions.common.jobs.positions import MAX_POSITIONS
 
 SEND_BATCH = 10  # SendMessageBatch takes at most 10 entries
 MAX_SEND_BYTES = 250 * 1024  # and at most 256 KiB in all; keep some room for attributes

@@ -24,7 +24,11 @@ counted, and fails when its chunk is analysed, naming its game.
 """
 
 import dataclasses
+import json
 import re
+
+from engine.epd import parse_epd
+from engine.fen import FenError
 
 FORMATS = ("pgn", "epd", "jsonl")
 BOM = b"\xef\xbb\xbf"
@@ -256,11 +260,6 @@ def check_head(text, fmt, chess960=False):
     """None if the start of a text (decoded, possibly cut mid-line) reads as `fmt`, else why not. Enough to
     refuse a wrong format at submission; the chunks' analysis names any bad record later. chess960: the
     job's variant, which an EPD line's castling field is read by."""
-    import json
-
-    from engine.epd import parse_epd
-    from engine.fen import FenError
-
     lines = [line.strip() for line in text.splitlines()[:-1] or text.splitlines()]
     first = next((line for line in lines if line and not (fmt == "epd" and line.startswith("#"))), None)
     if first is None:
