@@ -70,7 +70,8 @@ def tables():
 
 # The tiers (issue 67): `make test-fast` runs the unit tier less its slow tests, `make test` (CI) runs everything.
 # A module is unit unless named here.
-BROWSER = {"test_page_browser", "test_page_live_browser"}  # Debian's chromium through Playwright
+# Debian's chromium through Playwright
+BROWSER = {"test_page_browser", "test_page_live_browser", "test_page_coach_browser"}
 INTEGRATION = {
     # moto-backed AWS (S3, SQS, DynamoDB servers on 127.0.0.1) and the local stack
     "test_analysis_cache", "test_batch", "test_batch_local", "test_bill", "test_cache_batch", "test_jobs_api",

@@ -182,7 +182,7 @@ def test_a_review_shows_the_graph_the_accuracy_and_the_marked_moves(open_live):
     page.wait_for_selector("#review-result:not([hidden])", timeout=120_000)
     assert page.locator("#review-graph rect.graph-hit").count() == 15  # the start and 14 plies
     assert "accuracy" in page.text_content("#review-sides")
-    flags = [page.locator("#review-flagged li").nth(i).text_content()
+    flags = [page.locator("#review-flagged li .flag-head").nth(i).text_content()  # the mark, without its reason
              for i in range(page.locator("#review-flagged li").count())]
     blunder = next((f for f in flags if f.startswith("5. Nxf7??")), None)
     assert blunder and blunder.endswith(" was best") and "???" not in blunder, flags

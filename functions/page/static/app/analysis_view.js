@@ -1,5 +1,7 @@
 // The analysis panel: the summary (score, best move, search figures), win/draw/loss when the API gives
-// it, one row per line in SAN, the progress bar while the engine thinks, and the API's errors.
+// it, the opening's name for a book position, the opponent's threat (asked with "threats"), one row per
+// line in SAN with its reason (asked with "explain"), the progress bar while the engine thinks, and the
+// API's errors.
 
 import {compact, duration, numbered, scoreText, scoreWords} from "./format.js"
 
@@ -19,7 +21,8 @@ export class AnalysisView {
     this.el = {
       card: $("analysis-card"), fill: $("progress-fill"), error: $("analysis-error"), summary: $("summary"),
       score: $("score"), best: $("best"), stats: $("stats"), wdl: $("wdl"), lines: $("lines"),
-      hint: $("analysis-hint"), engine: $("engine"), staleNote: $("stale-note"),
+      hint: $("analysis-hint"), engine: $("engine"), staleNote: $("stale-note"), opening: $("analysis-opening"),
+      threat: $("threat"),
     }
   }
 
@@ -45,6 +48,8 @@ export class AnalysisView {
     this.el.error.hidden = true
     this.el.summary.hidden = true
     this.el.wdl.hidden = true
+    this.el.opening.hidden = true
+    this.el.threat.hidden = true
     this.el.lines.replaceChildren()
     this.el.hint.hidden = !hint
   }
@@ -68,6 +73,7 @@ export class AnalysisView {
     const side = answer.side_to_move === "black" ? "Black" : "White"
     if (answer.engine) this.el.engine.textContent = `${answer.engine.name} ${answer.engine.version} · ${answer.engine.backend}`
     this.el.summary.hidden = false
+    this.showOpening(answer.opening)
     this.el.score.classList.toggle("for-black", isBlackAhead(answer))
     if (answer.game_over) {
       this.el.score.textContent = answer.result || "–"
@@ -85,7 +91,28 @@ export class AnalysisView {
       duration(answer.time_ms),
     ].join(" · ")
     this.showWdl(answer)
+    this.showThreat(answer)
     for (const line of answer.lines || []) this.el.lines.append(this.lineRow(answer, line))
+  }
+
+  // {eco, name} of a named opening position, or null.
+  showOpening(opening) {
+    const shown = Boolean(opening && opening.name)
+    this.el.opening.hidden = !shown
+    if (shown) this.el.opening.replaceChildren(text("span", "eco", opening.eco || ""), text("span", "opening-name", opening.name))
+  }
+
+  // The opponent's best move were it their turn (drawn as the red arrow), its score and its reason.
+  showThreat(answer) {
+    const threat = answer.threat
+    if (!threat || !threat.move) return
+    const opponent = answer.side_to_move === "black" ? "White" : "Black"
+    const words = threat.reason && threat.reason.text ? threat.reason.text : `${opponent} would play ${threat.san}.`
+    this.el.threat.replaceChildren(
+      text("span", "threat-label", "Threat"), text("strong", "threat-move", threat.san || threat.move),
+      text("span", "threat-score", threat.score ? `${scoreText(threat.score)} for ${opponent}` : ""),
+      text("span", "threat-reason", words))
+    this.el.threat.hidden = false
   }
 
   showWdl(answer) {
@@ -129,6 +156,7 @@ export class AnalysisView {
       moves.append(ply, " ") // the spaces are where a long line may wrap
     })
     row.append(score, moves, text("span", "line-depth", `d${line.depth}`))
+    if (line.reason && line.reason.text) row.append(text("span", "line-reason", line.reason.text))
     const play = (event) => {
       const target = event.target.closest(".line-move")
       this.onPlay(line.pv, target ? Number(target.dataset.count) : line.pv.length)

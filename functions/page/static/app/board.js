@@ -8,7 +8,12 @@ import {PromotionDialog, PROMOTION_DIALOG_RESULT_TYPE} from
   "../vendor/cm-chessboard/src/extensions/promotion-dialog/PromotionDialog.js"
 
 const ASSETS = new URL("../vendor/cm-chessboard/assets/", import.meta.url).href
-export const ARROW = {best: {class: "arrow-best"}, other: {class: "arrow-other"}}
+// Arrow kinds: the best move, the other lines' first moves, the opponent's threat, a reviewed move as
+// played, and the moves of a reason's line (fainter as the line goes on).
+export const ARROW = {best: {class: "arrow-best"}, other: {class: "arrow-other"}, threat: {class: "arrow-threat"},
+  played: {class: "arrow-played"}}
+const REASON_STEPS = 6
+const REASON = Array.from({length: REASON_STEPS}, (_, i) => ({class: `arrow-reason step-${i + 1}`}))
 const LAST_MOVE = {class: "marker-last-move", slice: "markerSquare"}
 
 export class Board {
@@ -28,6 +33,7 @@ export class Board {
       ],
     })
     this.board.enableMoveInput((event) => this.input(event))
+    this.locked = false // true: no move may start (a puzzle's reply is coming, or a wrong move is shown)
   }
 
   get orientation() {
@@ -47,20 +53,34 @@ export class Board {
   }
 
   async flip() {
-    if (this.flipping) return
+    return this.setOrientation(this.orientation === COLOR.white ? COLOR.black : COLOR.white)
+  }
+
+  // color: "w" or "b", the side at the bottom.
+  async setOrientation(color) {
+    if (this.flipping || color === this.orientation) return
     this.flipping = true
     try {
-      await this.board.setOrientation(this.orientation === COLOR.white ? COLOR.black : COLOR.white)
+      await this.board.setOrientation(color)
     } finally {
       this.flipping = false
     }
   }
 
-  // lines: [{uci, best}] first moves of the analysis' lines; the best one is drawn last, on top.
-  showArrows(moves) {
+  // arrows: [{uci, kind}] (kind: a key of ARROW, or "reason" with `step` 0, 1, ...; or {uci, best} for the
+  // analysis' lines). The first is drawn last, on top; one arrow a pair of squares (the first kept).
+  showArrows(arrows) {
     this.clearArrows()
-    for (const {uci, best} of [...moves].reverse()) {
-      if (uci && uci.length >= 4) this.board.addArrow(best ? ARROW.best : ARROW.other, uci.slice(0, 2), uci.slice(2, 4))
+    const seen = new Set()
+    const kept = arrows.filter(({uci}) => {
+      if (!uci || uci.length < 4 || seen.has(uci.slice(0, 4))) return false
+      seen.add(uci.slice(0, 4))
+      return true
+    })
+    for (const arrow of kept.reverse()) {
+      const kind = arrow.kind || (arrow.best ? "best" : "other")
+      const type = kind === "reason" ? REASON[Math.min(arrow.step || 0, REASON_STEPS - 1)] : ARROW[kind] || ARROW.other
+      this.board.addArrow(type, arrow.uci.slice(0, 2), arrow.uci.slice(2, 4))
     }
   }
 
@@ -72,12 +92,16 @@ export class Board {
     switch (event.type) {
       case INPUT_EVENT_TYPE.moveInputStarted: {
         const piece = event.piece || ""
-        if (piece[0] !== this.game.turn()) return false
+        if (this.locked || piece[0] !== this.game.turn()) return false
         const moves = this.game.legalMovesFrom(event.squareFrom)
         this.board.addLegalMovesMarkers(moves)
         return moves.length > 0
       }
       case INPUT_EVENT_TYPE.validateMoveInput:
+        // A move made by two clicks would slide the piece on its own (200 ms), and cm-chessboard 8.15.1 loses
+        // the target square if the pointer leaves the board meanwhile ("invalid square null" in the console,
+        // the piece left hidden): the board shows the game's position at once instead, as after a drag.
+        event.animate = false
         return this.validate(event.squareFrom, event.squareTo)
       case INPUT_EVENT_TYPE.moveInputCanceled:
       case INPUT_EVENT_TYPE.moveInputFinished:

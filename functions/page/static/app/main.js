@@ -1,5 +1,5 @@
-// The page: wires the game, the board, the analysis panel and the move list to the buttons, the forms
-// and the keyboard. When everything is ready it enables Analyse and sets the "kibitz-interactive"
+// The page: wires the game, the board, the analysis panel, the move list, the review and its puzzles to
+// the buttons, the forms and the keyboard. When everything is ready it enables Analyse and sets the "kibitz-interactive"
 // performance mark (benchmarks/page.py measures the time to it).
 
 import {analyse} from "./api.js"
@@ -11,6 +11,7 @@ import {duration} from "./format.js"
 import {Game} from "./game.js"
 import {Live} from "./live.js"
 import {MoveList} from "./movelist.js"
+import {Puzzles} from "./puzzles.js"
 import {Review} from "./review.js"
 
 const THINK_TIMES_MS = [100, 200, 300, 500, 1000, 2000, 3000, 5000, 10000]
@@ -24,18 +25,23 @@ const view = new AnalysisView(playLine)
 const moveList = new MoveList($("movelist"), $("movelist-hint"), $("game-title"), (ply) => goTo(ply))
 const board = new Board($("board"), game, {onMove: moved, onRefused: refused})
 const live = Live.fromPage() // the live stream (live.js), or null: POST /analyze only
-const review = new Review($("review-slot"), game, {goTo: (ply) => goTo(ply), showBest})
+const review = new Review($("review-slot"), game, {goTo: (ply) => { leavePuzzleMode(); goTo(ply) }, showFlag, solve})
+review.onChange = () => showOpening()
+review.onStart = () => leavePuzzleMode()
+const puzzles = new Puzzles($("puzzle"), {game, board, refresh: puzzleChanged, orient, leave: leavePuzzles})
+let orientationBeforePuzzles = null
 
 let running = null // the AbortController of the analysis under way
 let version = 0 // bumped by every change of position: an answer for an older one is dropped
 let playback = null // the timer of a line being played out
+let drawn = Promise.resolve() // the board's last redraw: resolves when its animation is over
 
 // --- position ----------------------------------------------------------------------------------
 
 function positionChanged({animated = true, note = ""} = {}) {
   version += 1
   cancelAnalysis()
-  board.show(animated)
+  drawn = board.show(animated)
   evalbar.clear()
   view.stale()
   moveList.render(game)
@@ -46,15 +52,69 @@ function positionChanged({animated = true, note = ""} = {}) {
   $("first").disabled = $("prev").disabled = game.ply === 0
   $("last").disabled = $("next").disabled = game.ply === game.moves.length
   review.update()
+  showOpening()
   showStatus(note)
 }
 
-// A reviewed move: the position before it, with the better move's arrow.
-function showBest(ply, uci) {
+// The reviewed game's opening (ECO and name), above its moves.
+function showOpening() {
+  const opening = review.openingOf(game)
+  const box = $("opening")
+  box.hidden = !opening
+  if (!opening) return
+  const eco = document.createElement("span")
+  eco.className = "eco"
+  eco.textContent = opening.eco || ""
+  const name = document.createElement("span")
+  name.className = "opening-name"
+  name.textContent = opening.name
+  box.replaceChildren(eco, name)
+}
+
+// A reviewed move: the position before it, with the arrows of the better move and the reason's line.
+function showFlag(ply, arrows, note) {
   stopPlayback()
+  leavePuzzleMode()
   game.goTo(ply)
-  positionChanged({animated: false, note: uci ? "The better move is drawn" : ""})
-  if (uci) board.showArrows([{uci, best: true}])
+  positionChanged({animated: false, note})
+  board.showArrows(arrows)
+}
+
+// --- puzzles ("solve your mistakes", puzzles.js) --------------------------------------------------
+
+function solve(list, reviewed) {
+  stopPlayback()
+  if (!puzzles.active) orientationBeforePuzzles = board.orientation
+  puzzles.start(list, reviewed.variant)
+}
+
+// Resolves once the board has drawn the position (its animation over).
+function puzzleChanged(note, animated) {
+  stopPlayback()
+  positionChanged({animated, note})
+  return drawn
+}
+
+async function orient(color) {
+  await board.setOrientation(color)
+  evalbar.setFlipped(board.orientation === "b")
+}
+
+// Back to the reviewed game, at the puzzle's move, the way the board was turned before.
+function leavePuzzles(puzzle) {
+  review.restoreGame()
+  game.goTo(puzzle.ply)
+  if (orientationBeforePuzzles) orient(orientationBeforePuzzles)
+  orientationBeforePuzzles = null
+  positionChanged({animated: false})
+}
+
+// Something else was set up on the board: the puzzle mode ends where it is.
+function leavePuzzleMode() {
+  if (!puzzles.active) return
+  puzzles.end()
+  if (orientationBeforePuzzles) orient(orientationBeforePuzzles)
+  orientationBeforePuzzles = null
 }
 
 function showStatus(note = "", warning = false) {
@@ -78,6 +138,7 @@ function step(delta) {
 function moved(move) {
   stopPlayback()
   positionChanged({animated: false})
+  if (puzzles.active) puzzles.moved(move)
 }
 
 function refused(from, to) {
@@ -89,18 +150,20 @@ function refused(from, to) {
 function settings() {
   const movetime = THINK_TIMES_MS[Number($("movetime").value)] || 1000
   const multipv = Number(document.querySelector("input[name=multipv]:checked").value) || 1
-  return {movetime, multipv}
+  return {movetime, multipv, explain: $("explain").checked, threats: $("threats").checked}
 }
 
 async function runAnalysis() {
   stopPlayback()
   cancelAnalysis()
-  const {movetime, multipv} = settings()
+  const {movetime, multipv, explain, threats} = settings()
   const controller = new AbortController()
   const asked = version
   running = controller
   setAnalysing(true, movetime)
   const request = {fen: game.startFen, moves: game.uciMoves(), variant: game.variant, movetime_ms: movetime, multipv}
+  if (explain) request.explain = true
+  if (threats) request.threats = true
   let result
   if (live && await live.open() && running === controller) {
     // The live stream: each completed iteration redraws the bar, the arrows and the lines; Stop asks for
@@ -125,10 +188,13 @@ async function runAnalysis() {
 }
 
 // An answer, or an info message of the live stream (the same fields, less the request's figures).
+// The opponent's threat (asked with "threats") is a red arrow under the lines' arrows.
 function showAnswer(answer) {
   view.show(answer)
   evalbar.show(answer)
-  board.showArrows((answer.lines || []).map((line, i) => ({uci: line.pv[0], best: i === 0})))
+  const arrows = (answer.lines || []).map((line, i) => ({uci: line.pv[0], kind: i === 0 ? "best" : "other"}))
+  if (answer.threat && answer.threat.move) arrows.push({uci: answer.threat.move, kind: "threat"})
+  board.showArrows(arrows)
 }
 
 function cancelAnalysis() {
@@ -182,6 +248,7 @@ async function setFen() {
   if (!result.ok) return renderErrors(errorBox, result, "The API refused this FEN. ")
   const problem = game.loadFen(result.answer.fen)
   if (problem) return renderErrors(errorBox, {message: `The API accepts this position, but the board cannot show it: ${problem}`})
+  leavePuzzleMode()
   positionChanged({animated: false, note: "Position set from FEN"})
 }
 
@@ -192,6 +259,7 @@ function loadPgn(text) {
   stopPlayback()
   const problem = game.loadPgn(text)
   if (problem) return renderErrors(errorBox, {message: `Could not read this PGN: ${problem}`})
+  leavePuzzleMode()
   const count = game.moves.length
   positionChanged({animated: false, note: `Game loaded: ${count} move${count === 1 ? "" : "s"}. Step through it with → and ←.`})
 }
@@ -221,6 +289,7 @@ function undo() {
 
 function reset() {
   stopPlayback()
+  leavePuzzleMode()
   if (game.variant === "chess960") game.reset(chess960Fen(startNumber()), {}, "chess960")
   else game.reset()
   $("pgn-error").hidden = true
@@ -247,6 +316,7 @@ function chooseVariant() {
   const errorBox = $("variant-error")
   errorBox.hidden = true
   stopPlayback()
+  leavePuzzleMode()
   if ($("variant").value === "chess960") {
     const n = startNumber()
     game.reset(chess960Fen(n), {}, "chess960")

@@ -1,33 +1,41 @@
 // Game review on the page: the game on the board (pasted as PGN, or played) goes to the review API that
 // exists (POST jobs with {pgn, review: true}; GET jobs/{id} until its games are summed up; GET
 // jobs/{id}/pgn for the annotated PGN). Shown: White's winning chances as a graph (a click goes to that
-// position), each side's accuracy and ACPL, and the moves marked ?!, ? and ?? with the better move (a
-// click shows the position before the move with the better move's arrow). Never throws: errors are the
-// API's, shown in the panel.
+// position), each side's accuracy and ACPL, the moves marked ?!, ? and ?? with the better move and the
+// reason (a click on either shows the position before the move with the arrows of the better move, the
+// move played and the line that shows the reason), the game's opening (above the moves), and a button to
+// the review's puzzles. Never throws: errors are the API's, shown in the panel.
 
 import {Chess} from "../vendor/chess.js/chess.js"
 import {numbered} from "./format.js"
+import {uciToMove} from "./game.js"
 
 const POLL_MS = 500
 const MAX_WAIT_MS = 10 * 60 * 1000
 const GLYPH = {inaccuracy: "?!", mistake: "?", blunder: "??"}
 const SVG = "http://www.w3.org/2000/svg"
+const REASON_ARROWS = 4 // at most this many moves of a reason's line are drawn
 
 export class Review {
-  // game: the page's Game; goTo(ply); showBest(ply, uci): the position before move `ply` with `uci`'s arrow.
-  constructor(root, game, {goTo, showBest}) {
+  // game: the page's Game; goTo(ply); showFlag(ply, arrows, note): the position before move `ply` with the
+  // arrows ([{uci, kind, step}], board.js) and a note; solve(puzzles, review): start the puzzle mode.
+  constructor(root, game, {goTo, showFlag, solve}) {
     this.root = root
     this.game = game
     this.goTo = goTo
-    this.showBest = showBest
+    this.showFlag = showFlag
+    this.solve = solve
+    this.summary = null
     this.job = null
     this.running = null
     const $ = (sel) => root.querySelector(sel)
     this.el = {button: $("#review-start"), time: $("#review-movetime"), status: $("#review-status"),
       error: $("#review-error"), result: $("#review-result"), graph: $("#review-graph"), sides: $("#review-sides"),
-      flagged: $("#review-flagged"), download: $("#review-download")}
+      flagged: $("#review-flagged"), download: $("#review-download"), puzzles: $("#review-puzzles"),
+      noPuzzles: $("#review-no-puzzles")}
     this.el.button.addEventListener("click", () => this.start())
     this.el.download.addEventListener("click", () => this.download())
+    this.el.puzzles.addEventListener("click", () => this.startPuzzles())
   }
 
   // The game as PGN: its headers, its start position when it is not the usual one, its moves. A
@@ -62,7 +70,11 @@ export class Review {
     this.el.error.hidden = true
     this.el.result.hidden = true
     this.job = null
+    this.summary = null
+    this.onStart()
+    this.onChange()
     this.moves = this.game.moves.slice()
+    this.headers = {...this.game.headers}
     this.startFen = this.game.startFen
     this.variant = this.game.variant
     try {
@@ -90,9 +102,30 @@ export class Review {
     }
   }
 
+  // Called when a review starts (main.js leaves the puzzle mode), and when the review shown changes
+  // (main.js redraws the opening above the moves).
+  onStart() {}
+  onChange() {}
+
+  // The reviewed game's opening ({eco, name}) when `game` is that game (or goes on from it), else null.
+  openingOf(game) {
+    const s = this.summary
+    if (!s || !s.opening || !s.opening.name || !this.moves) return null
+    if (game.variant !== this.variant || game.startFen !== this.startFen) return null
+    const n = Math.min(game.moves.length, this.moves.length)
+    if (n === 0) return null
+    for (let i = 0; i < n; i++) if (game.moves[i].san !== this.moves[i].san) return null
+    return s.opening
+  }
+
   show(summary) {
     this.summary = summary
     this.el.result.hidden = false
+    const puzzles = Array.isArray(summary.puzzles) ? summary.puzzles : []
+    this.el.puzzles.hidden = puzzles.length === 0
+    this.el.puzzles.textContent = `Solve your mistakes (${puzzles.length})`
+    this.el.noPuzzles.hidden = puzzles.length > 0
+    this.onChange()
     this.el.sides.replaceChildren(...["white", "black"].map((side) => {
       const row = document.createElement("div")
       row.className = `review-side ${side}`
@@ -111,10 +144,15 @@ export class Review {
       item.className = `flag ${flag.judgement}`
       item.dataset.ply = flag.ply
       item.tabIndex = 0
-      item.title = "Show the position before this move, with the better move"
-      item.append(text("span", "flag-move", flag.move.endsWith(GLYPH[flag.judgement]) ? flag.move
+      item.title = "Show the position before this move, with the better move and the reason's line"
+      const head = document.createElement("span")
+      head.className = "flag-head"
+      head.append(text("span", "flag-move", flag.move.endsWith(GLYPH[flag.judgement]) ? flag.move
         : `${flag.move}${GLYPH[flag.judgement]}`),
         text("span", "flag-best", flag.best ? ` ${flag.best} was best` : ""))
+      item.append(head)
+      const reason = flag.reason && flag.reason.text
+      if (reason) item.append(text("span", "flag-reason", reason))
       const open = () => this.openFlag(flag)
       item.addEventListener("click", open)
       item.addEventListener("keydown", (event) => { if (event.key === "Enter") open() })
@@ -166,6 +204,7 @@ export class Review {
     this.game.variant = this.variant
     this.game.startFen = this.startFen
     this.game.moves = this.moves.slice()
+    this.game.headers = {...this.headers}
   }
 
   goToPly(ply) {
@@ -173,19 +212,45 @@ export class Review {
     this.goTo(ply)
   }
 
+  // The position before the flagged move, with its arrows: the better move (blue), and the line that shows
+  // the reason (orange, fainter as it goes on). That line starts either in the position before the move
+  // (a missed gain: the best line) or after it (what the move allows: the opponent's reply), whichever its
+  // first move is legal in; from after it, the move played is drawn too (red).
   openFlag(flag) {
     this.restoreGame()
-    let uci = null
+    for (const item of this.el.flagged.children) item.classList.toggle("active", Number(item.dataset.ply) === flag.ply)
+    const before = flag.ply === 0 ? this.startFen : this.moves[flag.ply - 1].after
+    const arrows = []
+    let better = null
     if (flag.best) {
       try {
-        const position = this.game.positionAt(flag.ply === 0 ? this.startFen : this.moves[flag.ply - 1].after)
-        const move = position.move(flag.best)
-        uci = move.from + move.to // Chess960's castling: the king to its rook
+        better = this.game.positionAt(before).move(flag.best)
+        arrows.push({uci: better.from + better.to, kind: "best"}) // Chess960's castling: the king to its rook
       } catch {
-        uci = null
+        better = null
       }
     }
-    this.showBest(flag.ply, uci)
+    const played = this.moves[flag.ply]
+    const line = (flag.reason && Array.isArray(flag.reason.moves)) ? flag.reason.moves : []
+    let from = null
+    if (line.length && playable(this.game, played.after, line)) from = "after"
+    else if (line.length && playable(this.game, before, line)) from = "before"
+    if (from === "after") arrows.push({uci: played.from + played.to, kind: "played"})
+    // A long line: its first moves and its last, the move that shows the reason.
+    const drawn = line.filter((_, i) => line.length <= REASON_ARROWS || i < REASON_ARROWS - 1 || i === line.length - 1)
+      .map((uci, step) => ({uci, kind: "reason", step}))
+    if (from) arrows.push(...drawn)
+    const words = flag.reason && flag.reason.text ? ` ${flag.reason.text}` : ""
+    const note = `${flag.move.replace(/[?!]+$/, "")}${GLYPH[flag.judgement] || ""}:${words}` +
+      (better ? ` Blue: ${better.san}, the better move.` : "")
+    this.showFlag(flag.ply, arrows, note)
+  }
+
+  startPuzzles() {
+    const puzzles = this.summary && Array.isArray(this.summary.puzzles) ? this.summary.puzzles : []
+    if (!puzzles.length) return
+    this.restoreGame()
+    this.solve(puzzles, this)
   }
 
   async download() {
@@ -215,6 +280,17 @@ export class Review {
       box.append(row)
     }
     box.hidden = false
+  }
+}
+
+// True when every UCI move of `line` is legal in turn from `fen` (the game's variant's rules).
+function playable(game, fen, line) {
+  try {
+    const position = game.positionAt(fen)
+    for (const uci of line) position.move(uciToMove(uci))
+    return true
+  } catch {
+    return false
   }
 }
 
