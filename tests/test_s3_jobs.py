@@ -165,8 +165,29 @@ def test_a_pgn_is_analysed_once_a_position_into_jsonl_and_annotated_pgn(s, compr
     assert state["s3"]["source"]["compression"] == compression
     assert state["s3"]["chunks"]["total"] == 2  # 20 positions a chunk, cut at games: Fischer (82), then 7 + 5
     check_pgn_output(lines, pgn, GAMES)
-    assert set(state["s3"]["output"]["urls"]) == {"jsonl", "pgn"}
+    assert set(state["s3"]["output"]["urls"]) == {"jsonl", "pgn", "puzzles"}
 
+
+def test_a_pgn_s_puzzles_are_written_once_with_its_results(s):
+    """A big PGN's review through S3 gets the puzzles a review in the body gets (tests/test_puzzles.py): found with
+    each chunk's games, joined into puzzles.jsonl; fixed nodes, so the review's marks do not hang on timing."""
+    import urllib.request
+
+    from tests.test_review_reasons import SHILLING
+
+    status, body = s.post({"source": put(s, "puzzles.pgn", SHORT + "\n" + SHILLING), "format": "pgn",
+                           "nodes": 40_000, "cache": "off"})
+    assert status == 202, body
+    run_pollers(s, body["job_id"])
+    state, _, _ = output(s, body["job_id"])
+    out = state["s3"]["output"]
+    text = s.s3.get_object(Bucket=out["bucket"], Key=out["puzzles"])["Body"].read()
+    found = [json.loads(x) for x in text.splitlines()]
+    assert [(p["game"], p["ply"], p["played_san"], p["solution_san"]) for p in found] == [(2, 12, "Be2", ["Qe2"])]
+    assert found[0]["fen"] == "r1b1kbnr/pppp1Npp/8/8/2Bnq3/8/PPPP1P1P/RNBQKR2 w Qkq - 0 7"
+    assert "defensiveMove" in found[0]["themes"] and found[0]["before_move"] == "g2e4"
+    with urllib.request.urlopen(out["urls"]["puzzles"], timeout=60) as r:  # the presigned URL gives the same
+        assert [json.loads(x) for x in r.read().splitlines()] == found
 
 def test_a_gzip_epd_and_jsonl(s):
     status, body = submit(s, put(s, "pos.epd.gz", gzip.compress(EPD.encode())), "epd")
@@ -248,7 +269,7 @@ def test_two_deliveries_of_a_chunk_leave_the_lines_and_games_of_one(s):
     key = "concurrent/parts/000000.part"
     assert put_part(s.s3, s.output, key, '{"index":0,"eval":"first"}\n', '[Event "first"]\n', 1, 0)
     assert not put_part(s.s3, s.output, key, '{"index":0,"eval":"second"}\n', '[Event "second"]\n', 1, 0)
-    assert read_part(s.s3, s.output, key) == (b'{"index":0,"eval":"first"}\n', b'[Event "first"]\n')
+    assert read_part(s.s3, s.output, key) == (b'{"index":0,"eval":"first"}\n', b'[Event "first"]\n', b"")
 
 
 def one_chunk_on_its_last_delivery(s, name):
@@ -347,5 +368,5 @@ def test_the_join_reads_the_parts_in_parallel_and_in_order(s, monkeypatch):
     for c in range(20):
         put_part(s.s3, s.output, part_key("joined", c), f'{{"index":{c}}}\n', f"[Round \"{c}\"]\n", 1, 0)
     parts = list(s3_output.read_parts(s.s3, s.output, "joined", [c for c in range(20) if c != 5]))
-    assert [lines for lines, _ in parts] == [f'{{"index":{c}}}\n'.encode() for c in range(20) if c != 5]
-    assert [games for _, games in parts] == [f"[Round \"{c}\"]\n".encode() for c in range(20) if c != 5]
+    assert [lines for lines, _, _ in parts] == [f'{{"index":{c}}}\n'.encode() for c in range(20) if c != 5]
+    assert [games for _, games, _ in parts] == [f"[Round \"{c}\"]\n".encode() for c in range(20) if c != 5]

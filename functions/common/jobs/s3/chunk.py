@@ -7,8 +7,11 @@ in order, from its start, with the game's transposition table and histories kept
 cached under keys of their own (engine/cache_key.py GAME_TABLE; docs/cache.md says why):
 
     <job_id>/parts/<chunk>.part    one line a position: {index, id, game, ply, line, status, fen, analysis, error};
-                                   then, for PGN input, its games annotated as a review annotates them
-                                   (metadata: done, failed, and jsonl-bytes, where the lines end)
+                                   then, for PGN input, its games annotated as a review annotates them, then
+                                   their puzzles, one line each: {game, ply, fen, solution, ...} (engine/puzzles.py,
+                                   found once here, as a review's are when it completes: review_report.py)
+                                   (metadata: done, failed, jsonl-bytes and pgn-bytes, where the lines and the
+                                   games end)
 
 A part is written only if it is not there (If-None-Match), and the chunk is counted once (jobs/s3/jobs.py), so a
 message delivered twice, or a poller killed mid-chunk, reports each position once. One object, so the lines
@@ -34,7 +37,7 @@ from functions.common.analysis.cache_batch import CacheBatch
 from functions.common.analysis.request import analyse_request
 from functions.common.jobs.limits import position_cost_ms
 from functions.common.jobs.models import PositionIn
-from functions.common.jobs.review_report import position_eval
+from functions.common.jobs.review_report import position_eval, puzzles
 from functions.common.jobs.s3.chunking import scan, text_of
 from functions.common.jobs.s3.jobs import S3Jobs
 
@@ -50,10 +53,11 @@ def part_key(job_id, chunk):
 
 
 def read_part(s3, bucket, key):
-    """(jsonl bytes, annotated pgn bytes) of a part."""
+    """(jsonl bytes, annotated pgn bytes, puzzle lines' bytes) of a part (a part written before puzzles: none)."""
     o = s3.get_object(Bucket=bucket, Key=key)
     body, cut = o["Body"].read(), int(o["Metadata"]["jsonl-bytes"])
-    return body[:cut], body[cut:]
+    end = cut + int(o["Metadata"].get("pgn-bytes", len(body) - cut))
+    return body[:cut], body[cut:end], body[end:]
 
 
 def positions_of(fmt, text, record, chess960=False):
@@ -107,12 +111,15 @@ def analyse(fen, moves, options, cache, board=None, game=None):
         return None, str(e)
 
 
-def annotated(game, answers):
-    """A game's annotated PGN from its positions' answers (a failed one leaves its moves unjudged)."""
+def annotated(game, answers, number=None):
+    """A game's annotated PGN from its positions' answers (a failed one leaves its moves unjudged), and its
+    puzzles' lines (JSON, with `number` as their game) as a review's GET /jobs/{job_id} gives them."""
     evals = [position_eval(a) for a in answers]
     first_side = "white" if game.start_fen.split()[1] == "w" else "black"
-    return write_game(game, evals, review_game(first_side, game.moves, evals, start_fen=game.start_fen,
-                                               chess960=game.chess960))
+    review = review_game(first_side, game.moves, evals, start_fen=game.start_fen, chess960=game.chess960)
+    lines = "".join(json.dumps({"game": number, **p.model_dump()}, separators=(",", ":"), ensure_ascii=False) + "\n"
+                    for p in puzzles(game, evals, review))
+    return write_game(game, evals, review), lines
 
 
 def line_of(index, pid, game, ply, line, fen, answer, error):
@@ -131,7 +138,7 @@ def read_chunk(message, s3):
 
 
 def run(message, s3, bucket, cache, remaining_ms):
-    """Analyse the chunk: (jsonl text, pgn text or None, done, failed)."""
+    """Analyse the chunk: (jsonl text, pgn text or None, done, failed, puzzle lines)."""
     margin = settings.record_margin_ms(DEFAULT_RECORD_MARGIN_MS)
     needed = message.positions * position_cost_ms(message.options)
     if remaining_ms - margin < needed:
@@ -148,7 +155,7 @@ def run(message, s3, bucket, cache, remaining_ms):
         tables = message.options.tablebases
         batch.read([cache_key.key(p[6], tables, game_table=fmt == "pgn") for _, positions, _ in read if positions
                     for p in positions])
-    lines, games, index, done, failed = [], [], message.first_index, 0, 0
+    lines, games, puzzle_lines, index, done, failed = [], [], [], message.first_index, 0, 0
     for record, positions, extra in read:
         if positions is None:
             for k in range(record.positions):
@@ -171,18 +178,22 @@ def run(message, s3, bucket, cache, remaining_ms):
             if memory is not None:
                 memory.close()  # the table goes back to the pool
         if fmt == "pgn":
-            games.append(annotated(extra, answers))
+            text, found = annotated(extra, answers, record.number)
+            games.append(text)
+            puzzle_lines.append(found)
     if batch is not None:
         batch.write()
-    return "".join(x + "\n" for x in lines), ("\n".join(games) if fmt == "pgn" else None), done, failed
+    return ("".join(x + "\n" for x in lines), ("\n".join(games) if fmt == "pgn" else None), done, failed,
+            "".join(puzzle_lines))
 
 
-def put_part(s3, bucket, key, jsonl, pgn, done, failed):
+def put_part(s3, bucket, key, jsonl, pgn, done, failed, puzzles=""):
     """Write a part unless it is there. False when another delivery wrote it first."""
-    lines = jsonl.encode()
+    lines, games = jsonl.encode(), (pgn or "").encode()
     try:
-        s3.put_object(Bucket=bucket, Key=key, Body=lines + (pgn or "").encode(), IfNoneMatch="*",
-                      Metadata={"done": str(done), "failed": str(failed), "jsonl-bytes": str(len(lines))})
+        s3.put_object(Bucket=bucket, Key=key, Body=lines + games + puzzles.encode(), IfNoneMatch="*",
+                      Metadata={"done": str(done), "failed": str(failed), "jsonl-bytes": str(len(lines)),
+                                "pgn-bytes": str(len(games))})
         return True
     except ClientError as e:
         if e.response.get("Error", {}).get("Code") in ("PreconditionFailed", "412", "ConditionalRequestConflict"):
@@ -209,8 +220,8 @@ def analyse_chunk(message, s3, bucket, cache, remaining_ms, jobs=None):
     already = part_counts(s3, bucket, key)
     if already is not None:  # a redelivery, or a duplicate: the part stands, make sure it is counted
         return "redelivered", jobs.count_chunk(job_id, chunk, *already)
-    jsonl, pgn, done, failed = run(message, s3, bucket, cache, remaining_ms)
-    if not put_part(s3, bucket, key, jsonl, pgn, done, failed):
+    jsonl, pgn, done, failed, found = run(message, s3, bucket, cache, remaining_ms)
+    if not put_part(s3, bucket, key, jsonl, pgn, done, failed, found):
         done, failed = part_counts(s3, bucket, key)
         return "duplicate", jobs.count_chunk(job_id, chunk, done, failed)
     return "analysed", jobs.count_chunk(job_id, chunk, done, failed)

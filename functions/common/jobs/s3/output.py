@@ -3,6 +3,8 @@
     <job_id>/results.jsonl    one line a position, every position once, in index order (a chunk whose
                               retries ran out gives a failed line for each of its positions)
     <job_id>/annotated.pgn    PGN input: every game read, annotated
+    <job_id>/puzzles.jsonl    PGN input: the games' puzzles, one line each ({game, ply, fen, solution, ...}, as a
+                              review's GET /jobs/{job_id} gives them), found once, with each chunk's results
 
 and presigned GET URLs for GET /jobs/{job_id}. The invocation that counts a job's last chunk (or its last
 split link) writes them; writing them again (a redelivery) writes the same bytes.
@@ -32,14 +34,16 @@ def finalize(job_id, item, s3, jobs=None):
     pgn_input = source_of(item).format == "pgn"
     jsonl = Staged(s3, bucket, f"{job_id}/results.jsonl")
     pgn = Staged(s3, bucket, f"{job_id}/annotated.pgn") if pgn_input else None
+    puzzles = Staged(s3, bucket, f"{job_id}/puzzles.jsonl") if pgn_input else None
     try:
         parts = read_parts(s3, bucket, job_id, sorted(done))
         for chunk in range(total):
             if chunk in done:
-                lines, games = next(parts)
+                lines, games, found = next(parts)
                 jsonl.write(lines)
                 if pgn is not None:
                     pgn.write(games + (b"\n" if games else b""))
+                    puzzles.write(found)
             elif chunk in failures:
                 f = failures[chunk]
                 jsonl.write("".join(json.dumps({"index": f.first_index + k, "id": None, "game": None, "ply": None,
@@ -50,19 +54,21 @@ def finalize(job_id, item, s3, jobs=None):
         jsonl.close()
         if pgn is not None:
             pgn.close()
+            puzzles.close()
     except BaseException:
         jsonl.abort()
         if pgn is not None:
             pgn.abort()
+            puzzles.abort()
         raise
-    output = JobOutput(bucket=bucket, jsonl=jsonl.key, pgn=pgn.key if pgn else None, urls={},
-                       urls_expire_in_s=URL_EXPIRES_S)
+    output = JobOutput(bucket=bucket, jsonl=jsonl.key, pgn=pgn.key if pgn else None,
+                       puzzles=puzzles.key if puzzles else None, urls={}, urls_expire_in_s=URL_EXPIRES_S)
     jobs.set_output(job_id, output)
     return output
 
 
 def read_parts(s3, bucket, job_id, chunks):
-    """(lines, games) of each chunk's part, in order. READ_THREADS GETs at once: one after another, the
+    """(lines, games, puzzles) of each chunk's part, in order. READ_THREADS GETs at once: one after another, the
     parts of a large job (tens of thousands) would not be read in one invocation's 300 s."""
     with ThreadPoolExecutor(READ_THREADS) as pool:
         for i in range(0, len(chunks), READ_WINDOW):  # a window at a time: memory holds no more than it
@@ -74,7 +80,8 @@ def presigned(s3):
     expires = settings.integer("KIBITZ_OUTPUT_URL_EXPIRES_S", URL_EXPIRES_S)
 
     def urls(output):
-        keys = {"jsonl": output.jsonl, **({"pgn": output.pgn} if output.pgn else {})}
+        keys = {"jsonl": output.jsonl, **({"pgn": output.pgn} if output.pgn else {}),
+                **({"puzzles": output.puzzles} if output.puzzles else {})}
         return {"urls": {name: s3.generate_presigned_url("get_object", Params={"Bucket": output.bucket, "Key": key},
                                                          ExpiresIn=expires) for name, key in keys.items()},
                 "urls_expire_in_s": expires}
