@@ -26,7 +26,7 @@ LINT_PATHS := engine tests benchmarks functions kibitz training
 CURL_EXAMPLE := curl -s -X POST http://127.0.0.1:3000/analyze -H 'Content-Type: application/json' \
 	-d '{\"fen\": \"rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1\", \"movetime_ms\": 500}'
 
-BATCH_EXAMPLE := .venv/bin/kibitz batch submit tests/data/bratko_kopec.epd --movetime-ms 200 --wait --format epd
+BATCH_EXAMPLE := .venv/bin/kibitz batch submit benchmarks/data/bratko_kopec.epd --movetime-ms 200 --wait --format epd
 
 .PHONY: all venv build run test test-fast lint bench clean sam sam-build browser checkov
 

@@ -4,7 +4,7 @@ search's share of the budget.
     .venv/bin/python -m benchmarks.coach [--positions 300] [--nodes 20000] [--multipv 3]
                                         [--threat-positions 40] [--movetime-ms 500]
 
-explain  Win At Chess (tests/data/wac.epd): each position searched to --nodes with --multipv lines,
+explain  Win At Chess (benchmarks/data/wac.epd): each position searched to --nodes with --multipv lines,
          then engine/coached.py explained() timed alone (plain Python: walking every line, static
          exchange at its end): p50, p90, p99, max in ms.
 threats  the first --threat-positions of them, engine.analyse(movetime_ms=..., threats=True): the main
@@ -13,13 +13,11 @@ threats  the first --threat-positions of them, engine.analyse(movetime_ms=..., t
 """
 
 import argparse
-import pathlib
 import time
 
 import engine
+from benchmarks.common import DATA
 from engine import coached
-
-ROOT = pathlib.Path(__file__).resolve().parents[1]
 
 
 def pct(values, q):
@@ -33,7 +31,7 @@ def row(name, values):
 
 
 def positions():
-    for line in (ROOT / "tests/data/wac.epd").read_text().splitlines():
+    for line in (DATA / "wac.epd").read_text().splitlines():
         if line.strip():
             yield " ".join(line.split()[:4]) + " 0 1"
 

@@ -2,7 +2,6 @@
 benchmarks/report.py, the one docs writer, and training/journals.py) table printing, recording results and
 reading match journals."""
 
-import os
 import pathlib
 import shutil
 
@@ -13,7 +12,7 @@ __all__ = ["DATA", "DOC", "ROOT", "cpu_times", "find_engine", "machine", "read_j
            "table"]
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
-DATA = pathlib.Path(os.environ.get("KIBITZ_DATA", ROOT / "tests" / "data"))  # as the tests (tests/data/SOURCES.md)
+DATA = ROOT / "benchmarks" / "data"  # the suites (WAC, STS, the books): the tests read them here too (its SOURCES.md)
 GAMES_DIR = "/usr/games"  # Debian puts stockfish, fairymax and phalanx here, off PATH
 
 

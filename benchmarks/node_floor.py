@@ -12,7 +12,7 @@ from engine import epd
 from functions.common.analysis.request import analyse_request
 from functions.common.api.models import SearchLimits
 
-FILES = ("tests/data/wac.epd", "tests/data/sts.epd", "tests/data/bratko_kopec.epd")
+FILES = ("benchmarks/data/wac.epd", "benchmarks/data/sts.epd", "benchmarks/data/bratko_kopec.epd")
 POSITIONS = 600
 
 

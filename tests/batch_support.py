@@ -143,10 +143,10 @@ def s3_stack(tmp_path):
 
 def wac(n, start=0):
     """The first n positions of wac.epd as FENs (4 fields + clocks)."""
-    from tests.conftest import data_file
+    from tests.conftest import SUITES
 
     fens = []
-    for line in data_file("wac.epd").read_text().splitlines()[start:]:
+    for line in (SUITES / "wac.epd").read_text().splitlines()[start:]:
         fields = line.split()
         if len(fields) >= 4:
             fens.append(" ".join(fields[:4]) + " 0 1")

@@ -10,6 +10,7 @@ import pytest
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 DATA = pathlib.Path(os.environ.get("KIBITZ_DATA", ROOT / "tests" / "data"))
+SUITES = ROOT / "benchmarks" / "data"  # what the benchmarks read too (WAC, the UHO book): benchmarks/data/SOURCES.md
 # How late a search that keeps its deadline (or obeys `stop`) may still end when the machine is busy:
 # two cores shared with other jobs delay any process by scheduling alone. The deadline tests allow this
 # much, so that load cannot fail them, and it is still far short of a search that misses its deadline

@@ -18,7 +18,7 @@ from functions.common.jobs.submit import submit
 from kibitz.local.eventsource import failed_ids, sqs_event
 from tests import jobs_cases
 from tests.batch_support import START, stack, wac
-from tests.conftest import captured, data_file
+from tests.conftest import SUITES, captured
 
 
 @pytest.fixture(scope="module")
@@ -242,7 +242,7 @@ def test_a_crash_in_the_middle_of_a_batch_loses_nothing(tmp_path):
 
 def test_an_invocation_past_the_function_timeout_is_killed_and_its_records_come_back(tmp_path):
     with stack(tmp_path, visibility_timeout_s=3) as s:
-        fens = [" ".join(line.split()[:4]) for line in data_file("openings_uho_6mvs.epd").read_text().splitlines()[:10]]
+        fens = [" ".join(line.split()[:4]) for line in (SUITES / "openings_uho_6mvs.epd").read_text().splitlines()[:10]]
         status, body = s.post({"positions": fens, "movetime_ms": 1000})  # balanced openings: no quick mates
         job_id = body["job_id"]
         # A 2 s function (killed 2 s later), and a margin below zero: the handler starts records it cannot

@@ -1,4 +1,4 @@
-"""engine.analyse(explain=True, threats=True) on real positions (Win At Chess, tests/data/wac.epd): each
+"""engine.analyse(explain=True, threats=True) on real positions (Win At Chess, benchmarks/data/wac.epd): each
 line's reason names the motif its own moves show, the threat is the null-move position's best move with
 its reason, and the threat search's share comes out of the budget. Fixed node counts, one thread: the
 searches are deterministic, also where the line reaches the endgame tables (WAC.041): a fixed-limit search
@@ -12,10 +12,11 @@ import pytest
 import engine
 from engine import coached
 from engine.board import Board
+from tests.conftest import SUITES
 
 NODES = 100_000
 WAC = {re.search(r'id "([^"]+)"', line).group(1): " ".join(line.split()[:4]) + " 0 1"
-       for line in open("tests/data/wac.epd").read().splitlines() if line.strip()}
+       for line in open(SUITES / "wac.epd").read().splitlines() if line.strip()}
 
 
 def shown_by(reason, pv):

@@ -1,4 +1,4 @@
-"""The coach's reasons on real positions, engine-free: Win At Chess positions (tests/data/wac.epd, most
+"""The coach's reasons on real positions, engine-free: Win At Chess positions (benchmarks/data/wac.epd, most
 from played games) with the engine's own line for each written out (found at 100 000 nodes, one
 thread), so that the reasons are checked on fixed lines whatever the search later finds. Each has a
 known motif (fork, pin, skewer, mate on the back rank or elsewhere, a hanging piece, promotion, the
@@ -11,9 +11,10 @@ import pytest
 from engine.board import Board
 from engine.coach import explain_line
 from engine.result import Score
+from tests.conftest import SUITES
 
 WAC = {re.search(r'id "([^"]+)"', line).group(1): " ".join(line.split()[:4]) + " 0 1"
-       for line in open("tests/data/wac.epd").read().splitlines() if line.strip()}
+       for line in open(SUITES / "wac.epd").read().splitlines() if line.strip()}
 
 POSITIONS = [
     # fork

@@ -75,6 +75,14 @@ def test_training_reads_no_file_of_the_tests():
                 if '"tests"' in path.read_text() or "tests/" in path.read_text()]
 
 
+def test_only_the_tests_read_tests_data():
+    """Reads run downhill as imports do (issue 67): the suites both the benchmarks and the tests read (WAC, STS, the
+    books) are in benchmarks/data, and nothing below tests/ names tests/data."""
+    paths = [path for package in LAYERS[:-1] for path in sorted((ROOT / package).rglob("*.py"))]
+    assert not [str(path.relative_to(ROOT)) for path in paths
+                if "tests/data" in path.read_text() or '"tests" / "data"' in path.read_text()]
+
+
 def module_name(path, root=ROOT):
     parts = path.relative_to(root).with_suffix("").parts
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)

@@ -20,7 +20,7 @@ from engine.fen import FIELDS, STARTPOS, FenError, format_fen, parse_fen
 from engine.moves import to_uci
 from engine.pgn import PgnError, read_games
 from engine.san import SanError, line_san, parse_san, san
-from tests.conftest import data_file
+from tests.conftest import SUITES
 from tests.test_jobs_positions import ANNOTATED
 
 EXAMPLES = int(os.environ.get("KIBITZ_HYPOTHESIS_EXAMPLES", 0)) or None
@@ -189,7 +189,7 @@ def test_epd_reader_on_random_text(text):
 
 
 @examples(200)
-@given(st.sampled_from(data_file("wac.epd").read_text().splitlines()[:100]),
+@given(st.sampled_from((SUITES / "wac.epd").read_text().splitlines()[:100]),
        st.lists(st.tuples(st.integers(0, 200), st.sampled_from(FEN_ALPHABET + ';"')), min_size=1, max_size=5))
 def test_epd_reader_on_mutated_suite_lines(line, edits):
     for at, char in edits:

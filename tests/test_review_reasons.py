@@ -17,7 +17,7 @@ from engine.coach import explain_move
 from engine.pgn import read_games
 from engine.review import PositionEval, review_game
 from tests import jobs_cases
-from tests.conftest import ROOT
+from tests.conftest import ROOT, SUITES
 
 SHILLING = json.loads(jobs_cases.load_event("jobs-post-review.json")["body"])["pgn"]  # 5. Nxf7?? is the blunder
 FISCHER = (ROOT / "benchmarks" / "data" / "fischer_spassky_1972_game6.pgn").read_text()
@@ -111,7 +111,7 @@ def test_no_move_reason_contradicts_its_lines_on_win_at_chess():
     """The second and third best moves of 25 Win At Chess positions, judged as played: each reason quotes
     the reply's or the best line's own moves, and its numbers agree with what it says."""
     kinds = set()
-    for row in (ROOT / "tests/data/wac.epd").read_text().splitlines()[:25]:
+    for row in (SUITES / "wac.epd").read_text().splitlines()[:25]:
         fen = " ".join(row.split()[:4]) + " 0 1"
         found = engine.analyse(fen, nodes=10_000, multipv=3)
         board = Board(fen)
