@@ -14,6 +14,7 @@ another origin (tests/test_page_browser.py's checks). Screenshots go to build/te
 KIBITZ_DOCS_IMG=1 to docs/img/ too (docs/review.md and docs/page.md show them).
 """
 
+import json
 import os
 import re
 import subprocess
@@ -98,7 +99,11 @@ def review(page, pgn):
     page.wait_for_selector("#review-result:not([hidden])", timeout=REVIEW_MS)
     done = [body for body in (r.json() for r in answers) if body.get("games")]
     assert done, "the page showed a review it was not given"
-    return done[-1]["games"][0]
+    summary = done[-1]["games"][0]
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)  # what the page was given, to read when a test fails
+    name = summary["white"].split(",")[0].lower()
+    (ARTIFACTS / f"coach-review-{name}.json").write_text(json.dumps(summary, indent=1))
+    return summary
 
 
 def arrows(page):
