@@ -1,4 +1,5 @@
-"""Shared fixtures: the data folder (tests/data, with its SOURCES.md) and both backends of the compiled core."""
+"""Shared fixtures: the data folder (tests/data, with its SOURCES.md), both backends of the compiled core, and the
+template's functions loaded in this process (function_runtime, runtime)."""
 
 import contextlib
 import io
@@ -40,6 +41,33 @@ def captured(runtime):
         handler.setStream(saved)
 
 
+@pytest.fixture(scope="module")
+def function_runtime():
+    """A factory: function_runtime("JobsFunction") is the template's function of that name, loaded in this process
+    (kibitz.local.runtime.FunctionRuntime: its handler imported, its init's output swallowed), one per name and
+    module; every invoke after the first is warm."""
+    from kibitz.local import template
+    from kibitz.local.runtime import FunctionRuntime
+
+    loaded = {}
+
+    def get(name):
+        if name not in loaded:
+            rt = FunctionRuntime(template.load()[name])
+            with contextlib.redirect_stdout(io.StringIO()):
+                rt.load()
+            loaded[name] = rt
+        return loaded[name]
+
+    return get
+
+
+@pytest.fixture(scope="module")
+def runtime(function_runtime):
+    """AnalyzeFunction, loaded (tests/test_api.py, test_api_explain.py, test_bill.py call it)."""
+    return function_runtime("AnalyzeFunction")
+
+
 @pytest.fixture(scope="session")
 def aot():
     from engine import native
@@ -77,7 +105,7 @@ INTEGRATION = {
     # moto-backed AWS (S3, SQS, DynamoDB servers on 127.0.0.1) and the local stack
     "test_analysis_cache", "test_batch", "test_batch_local", "test_bill", "test_cache_batch", "test_jobs_api",
     "test_jobs_chess960", "test_live", "test_live_server", "test_s3_drop", "test_s3_jobs", "test_s3_chess960",
-    "test_jobs_positions", "test_review", "test_page",
+    "test_jobs_positions", "test_review", "test_page", "test_puzzles", "test_review_lichess",
     # built artifacts, other interpreters, sam and the compiler
     "test_api_artifact", "test_api_local", "test_api_template", "test_api_fuzz", "test_build", "test_python313",
     "test_snapstart", "test_live_template",

@@ -13,20 +13,12 @@ import pytest
 
 from kibitz.local import template
 from kibitz.local.apigateway import proxy_event
-from kibitz.local.runtime import FunctionRuntime, LambdaContext
+from kibitz.local.runtime import LambdaContext
 from tests.api_cases import CASES, check_response, event_files, load_event
 from tests.conftest import LATE_MS, ROOT, captured
 
 STARTPOS = chess.STARTING_FEN
 SICILIAN_BLACK = "rnbqkbnr/pp1ppppp/8/2p5/4P3/5N2/PPPP1PPP/RNBQKB1R b KQkq - 1 2"
-
-
-@pytest.fixture(scope="module")
-def runtime():
-    rt = FunctionRuntime(template.load()["AnalyzeFunction"])
-    with contextlib.redirect_stdout(io.StringIO()):
-        rt.load()
-    return rt
 
 
 @pytest.fixture(scope="module")
@@ -369,9 +361,9 @@ print(json.dumps({"seen": seen, "statuses": statuses, "docs": [d["statusCode"] f
 
 @pytest.mark.parametrize("function", ["AnalyzeFunction", "JobsFunction"])
 @pytest.mark.parametrize("event", [[], "analyse this", {}, {"httpMethod": "GET"}, {"path": None}])
-def test_an_event_that_is_no_api_request_answers_400_naming_the_event(function, event):
+def test_an_event_that_is_no_api_request_answers_400_naming_the_event(function_runtime, function, event):
     """A direct invoke with some other payload: the resolver would raise KeyError; we answer why."""
-    rt = FunctionRuntime(template.load()[function])
+    rt = function_runtime(function)
     with contextlib.redirect_stdout(io.StringIO()):
         response = rt.invoke(event)
     body = json.loads(response["body"])

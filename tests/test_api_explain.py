@@ -2,29 +2,17 @@
 line, the threat with its own reason, a 422 naming the field for a value that is not a boolean, the
 OpenAPI document, and a cached answer given the same reasons as the search that made it."""
 
-import contextlib
-import io
 import json
 
 import pytest
 
 from engine.board import Board
 from functions.common.analysis.request import analyse_request
-from kibitz.local import template
 from kibitz.local.apigateway import proxy_event
-from kibitz.local.runtime import FunctionRuntime
 from tests.conftest import captured
 
 WAC_060 = "rn1qr1k1/1p2np2/2p3p1/8/1pPb4/7Q/PB1P1PP1/2KR1B1R w - - 0 1"  # Qh8+ mates in 2
 WAC_021 = "5rk1/1b3p1p/pp3p2/3n1N2/1P6/P1qB1PP1/3Q3P/4R1K1 w - - 0 1"  # were it Black's turn: Qxd2
-
-
-@pytest.fixture(scope="module")
-def runtime():
-    rt = FunctionRuntime(template.load()["AnalyzeFunction"])
-    with contextlib.redirect_stdout(io.StringIO()):
-        rt.load()
-    return rt
 
 
 def post(runtime, body):

@@ -154,14 +154,6 @@ def test_sam_merges_the_routes_into_the_keyed_definition():
 
 # --- the bounds, as the functions apply them -------------------------------------------------------
 
-@pytest.fixture(scope="module")
-def analyze():
-    rt = FunctionRuntime(template.load()["AnalyzeFunction"])
-    with contextlib.redirect_stdout(io.StringIO()):
-        rt.load()
-    return rt
-
-
 def post_analyze(rt, body):
     event = proxy_event("POST", "/analyze", "", {"Content-Type": "application/json"},
                         body if isinstance(body, bytes | str) else json.dumps(body))
@@ -170,14 +162,14 @@ def post_analyze(rt, body):
     return response["statusCode"], json.loads(response["body"])
 
 
-def test_a_movetime_over_the_deployments_cap_is_a_422_stating_it(analyze, monkeypatch):
+def test_a_movetime_over_the_deployments_cap_is_a_422_stating_it(runtime, monkeypatch):
     monkeypatch.setenv("KIBITZ_MAX_MOVETIME_MS", "300")
-    status, body = post_analyze(analyze, {"fen": START, "movetime_ms": 301})
+    status, body = post_analyze(runtime, {"fen": START, "movetime_ms": 301})
     assert status == 422 and body["errors"] == [{"field": "movetime_ms",
                                                  "reason": "301 ms is over this deployment's cap of 300 ms"}]
-    status, body = post_analyze(analyze, {"fen": START, "movetime_ms": 300, "depth": 2})
+    status, body = post_analyze(runtime, {"fen": START, "movetime_ms": 300, "depth": 2})
     assert status == 200 and body["budget_ms"] == 300
-    status, body = post_analyze(analyze, {"fen": START, "movetime_ms": 30000})  # the absolute bound still speaks first
+    status, body = post_analyze(runtime, {"fen": START, "movetime_ms": 30000})  # the absolute bound still speaks first
     assert status == 422 and "less than or equal to 25000" in body["errors"][0]["reason"]
     monkeypatch.setenv("KIBITZ_MAX_MOVETIME_MS", "99999")  # never above the absolute bound
     from functions.common.api.models import movetime_cap_ms
@@ -185,9 +177,9 @@ def test_a_movetime_over_the_deployments_cap_is_a_422_stating_it(analyze, monkey
     assert movetime_cap_ms() == 25000
 
 
-def test_a_body_that_is_not_utf8_is_a_400_naming_the_body(analyze):
+def test_a_body_that_is_not_utf8_is_a_400_naming_the_body(runtime):
     """Found by Schemathesis: API Gateway base64-encodes such a body, which Powertools failed to decode (500)."""
-    status, body = post_analyze(analyze, b"\xb1\xed{\"fen\": 1}")
+    status, body = post_analyze(runtime, b"\xb1\xed{\"fen\": 1}")
     assert status == 400 and body["errors"][0]["field"] == "body" and "UTF-8" in body["errors"][0]["reason"]
 
 

@@ -12,10 +12,10 @@ import chess.pgn
 import pytest
 
 from tests.batch_support import stack
-from tests.conftest import data_file
+from tests.conftest import ROOT
 from tests.test_review import get_pgn, run_queue
 
-GAME = data_file("lichess_2016-05_glwLv95h.pgn").read_text()
+GAME = (ROOT / "tests" / "data" / "lichess_2016-05_glwLv95h.pgn").read_text()  # tests/data, whatever KIBITZ_DATA says
 NODES = 40_000
 
 
