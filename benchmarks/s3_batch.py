@@ -279,16 +279,19 @@ def compare(args):
                 for name, data, fmt, n in (("games.pgn", pgn.encode(), "pgn", total),
                                            ("positions.epd", epd.encode(), "epd", len(fens[:args.epd_positions]))):
                     empty_cache()  # the EPD's positions are the PGN's: each job starts from an empty cache
-                    before = counter.snapshot()
+                    before, busy_ms = counter.snapshot(), source.stats["ms"]
                     job = submit_with(run, tree if tree != here else None, f"{label}/{name}", data, fmt)
                     st, seconds, _, _ = run.wait(job, source, timeout=3600)
                     calls = calls_between(before, counter.snapshot())
+                    time.sleep(1)  # the pollers' last "done" (the finish message's invocation) is read
+                    busy_s = (source.stats["ms"] - busy_ms) / 1000
                     lines, _ = run.output(st)
                     check_once(lines, n)
                     assert st["done"] == n, (st["done"], st["failed"], st["s3"]["failures"][:2])
                     rate = n / seconds / POLLERS
                     rows.append([label, f"{fmt.upper()}, {n} positions", f"{seconds:.0f}", f"{rate:.1f}",
-                                 f"{rate / ideal:.0%}"])
+                                 f"{rate / ideal:.0%}", f"{busy_s:.0f}", f"{busy_s * 1000 / n:.1f}",
+                                 f"{n * args.movetime_ms / 1000 / busy_s:.0%}"])
                     cache = sum(v for k, v in calls.items() if k.startswith("dynamodb cache"))
                     jobs_ddb = sum(v for k, v in calls.items() if k.startswith("dynamodb jobs"))
                     s3 = sum(v for k, v in calls.items() if k.startswith("s3"))
@@ -306,9 +309,12 @@ def compare(args):
             f"PGN ({pgn.count('[Event ')} games of collection() above) and {args.epd_positions}-line EPD (its "
             f"positions) analysed first by the BatchFunction of {old.name} (before), then by this checkout's "
             f"(after), the analysis cache emptied before each job. Seconds from the submission to the output written; "
-            f"positions a second a poller over that time (the split and the join included). Load average (1 min) "
+            f"positions a second a poller over that time (the split and the join included). The pollers' "
+            f"invocations, summed (what Lambda bills: every split, chunk and finish invocation of the job), and "
+            f"a poller's share of the ideal over them (positions x movetime / invoked seconds). Load average (1 min) "
             f"at the start and after each job: {', '.join(f'{x:.1f}' for x in load)} on {os.cpu_count()} cores.\n\n"
-            + table(["code", "job", "s to output", "positions/s a poller", "of ideal"], rows)
+            + table(["code", "job", "s to output", "positions/s a poller", "of ideal", "invoked s",
+                     "invoked ms a position", "poller of ideal"], rows)
             + "\n\nAWS calls per position, counted at moto from the submission to the output: the analysis "
               "cache's table (and by operation, for the whole job), the rest of DynamoDB (the jobs table: the job "
               "item, and this benchmark's reads of the job's state every 0.5 s), S3 (every method):\n\n"
@@ -316,9 +322,9 @@ def compare(args):
                      "S3 a position"], call_rows))
     print(body)
     if args.record:
-        record("Batch from S3, before and after issue 69 (local)", body,
-               f"python -m benchmarks.s3_batch --compare OLD --positions {args.positions} --movetime-ms "
-               f"{args.movetime_ms} --record")
+        record(f"Batch from S3, before and after issue 69, {args.movetime_ms} ms (local)", body,
+               f"python -m benchmarks.s3_batch --compare OLD --positions {args.positions} --epd-positions "
+               f"{args.epd_positions} --movetime-ms {args.movetime_ms} --record")
 
 
 def check_once(lines, total):

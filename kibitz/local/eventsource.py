@@ -71,7 +71,7 @@ class SqsEventSource:
         self._stopping = threading.Event()
         self._ready = set()  # pids of pollers whose function is imported (its init done)
         self.stats = {"invocations": 0, "records": 0, "failures": 0, "errors": 0, "timeouts": 0, "restarts": 0,
-                      "deleted": 0}
+                      "deleted": 0, "ms": 0.0}  # ms: the invocations' durations, as Lambda would bill them
         self._supervisor = None
 
     # --- lifecycle ---------------------------------------------------------------------------------
@@ -165,6 +165,7 @@ class SqsEventSource:
                     self.stats["records"] += msg["records"]
                     self.stats["failures"] += msg.get("failures", 0)
                     self.stats["deleted"] += msg.get("deleted", 0)
+                    self.stats["ms"] += msg.get("ms", 0.0)
                     if msg["event"] == "error":
                         self.stats["errors"] += 1
             if msg["event"] == "error" and not self.quiet:
