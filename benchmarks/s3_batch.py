@@ -203,10 +203,15 @@ def calls_between(before, after):
     return {k: after.get(k, 0) - before.get(k, 0) for k in after if after.get(k, 0) != before.get(k, 0)}
 
 
-OLD_JOBS = """import contextlib, io, json, sys
-from kibitz.local import template
-from kibitz.local.apigateway import proxy_event
-from kibitz.local.runtime import FunctionRuntime
+OLD_JOBS = """import contextlib, io, json, os, sys
+if os.path.exists("kibitz/local/runtime.py"):
+    from kibitz.local import template
+    from kibitz.local.apigateway import proxy_event
+    from kibitz.local.runtime import FunctionRuntime
+else:  # a checkout from before kibitz/local/ (issue 67)
+    from kibitz import template
+    from kibitz.apigateway import proxy_event
+    from kibitz.runtime import FunctionRuntime
 runtime = FunctionRuntime(template.load("template.yaml")["JobsFunction"])
 with contextlib.redirect_stdout(io.StringIO()):
     r = runtime.invoke(proxy_event("POST", "/jobs", headers={"Content-Type": "application/json"}, body=sys.argv[1]))
