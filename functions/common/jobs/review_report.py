@@ -21,7 +21,7 @@ from engine import openings, wdl
 from engine.annotated_pgn import write_game
 from engine.board import Board
 from engine.pgn import Game, move_label
-from engine.puzzles import find_puzzles
+from engine.puzzles import SEARCH_NODES, find_puzzles
 from engine.result import Score
 from engine.review import GLYPHS, PositionEval, review_game
 from engine.san import line_san
@@ -117,12 +117,12 @@ def finish_review(store, job_id, item):
     return ("stored" if store.put_puzzles(job_id, found) else "stored-before") + note
 
 
-def puzzles(game, evals, review):
-    """The game's puzzles (engine/puzzles.py: one small two-line search per mistake or blunder)."""
+def puzzles(game, evals, review, nodes=SEARCH_NODES):
+    """The game's puzzles (engine/puzzles.py: one small two-line search of `nodes` per mistake or blunder)."""
     return [PuzzleAnswer(ply=p.ply, fen=p.fen, solution=list(p.solution), solution_san=list(p.solution_san),
                          themes=list(p.themes), played=p.played, played_san=p.played_san,
                          before_fen=p.before_fen, before_move=p.before_move)
-            for p in find_puzzles(game.start_fen, game.moves, evals, review, chess960=game.chess960)]
+            for p in find_puzzles(game.start_fen, game.moves, evals, review, chess960=game.chess960, nodes=nodes)]
 
 
 def flagged(game, review):

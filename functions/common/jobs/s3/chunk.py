@@ -31,6 +31,7 @@ from engine.epd import parse_epd
 from engine.fen import FenError
 from engine.game_memory import GameMemory
 from engine.pgn import PgnError, read_games
+from engine.puzzles import SEARCH_NODES
 from engine.review import review_game
 from functions.common import settings
 from functions.common.analysis.cache_batch import CacheBatch
@@ -42,6 +43,7 @@ from functions.common.jobs.s3.chunking import scan, text_of
 from functions.common.jobs.s3.jobs import S3Jobs
 
 DEFAULT_RECORD_MARGIN_MS = 5000
+PUZZLE_FACTOR = 5  # a game's puzzle search (per mistake or blunder): at most this many times its mean position's
 
 
 class ChunkDeferred(Exception):
@@ -118,8 +120,16 @@ def annotated(game, answers, number=None):
     first_side = "white" if game.start_fen.split()[1] == "w" else "black"
     review = review_game(first_side, game.moves, evals, start_fen=game.start_fen, chess960=game.chess960)
     lines = "".join(json.dumps({"game": number, **p.model_dump()}, separators=(",", ":"), ensure_ascii=False) + "\n"
-                    for p in puzzles(game, evals, review))
+                    for p in puzzles(game, evals, review, puzzle_nodes(answers)))
     return write_game(game, evals, review), lines
+
+
+def puzzle_nodes(answers):
+    """The nodes of a game's puzzle searches: engine/puzzles.py's SEARCH_NODES, but at most PUZZLE_FACTOR times
+    the mean search of its positions, so that a cheap job (a few thousand nodes a position) is not made several
+    times slower by its puzzles (a fixed-node job stays deterministic: its answers' node counts are)."""
+    searched = [a.nodes for a in answers if a is not None and a.nodes]
+    return min(SEARCH_NODES, PUZZLE_FACTOR * sum(searched) // len(searched)) if searched else SEARCH_NODES
 
 
 def line_of(index, pid, game, ply, line, fen, answer, error):
