@@ -148,6 +148,22 @@ def test_a_pgn_over_the_job_limits_goes_through_s3_by_itself_costed_by_its_nodes
     assert lines[-1]["analysis"]["game_over"] == "checkmate"  # the Opera game's last position
 
 
+def test_an_s3_pgn_s_puzzles_are_downloaded_with_its_results(server, tmp_path):
+    """`batch results JOB --puzzles FILE`: a PGN read from S3 writes its games' puzzles there (JSON lines)."""
+    from tests.test_review_reasons import SHILLING
+
+    game = tmp_path / "shilling.pgn"
+    game.write_text(SHILLING)
+    proc = kibitz("batch", "submit", str(game), "--s3", "--nodes", "40000", "--url", server["url"])
+    assert proc.returncode == 0, proc.stderr
+    job_id = proc.stdout.strip()
+    out = kibitz("batch", "results", job_id, "--wait", "--url", server["url"], "-o", str(tmp_path / "r.jsonl"),
+                 "--puzzles", str(tmp_path / "puzzles.jsonl"), timeout=600)
+    assert out.returncode == 0, out.stderr
+    (puzzle,) = [json.loads(x) for x in (tmp_path / "puzzles.jsonl").read_text().splitlines()]
+    assert (puzzle["game"], puzzle["played_san"], puzzle["solution"]) == (1, "Be2", ["d1e2"])
+    assert len((tmp_path / "r.jsonl").read_text().splitlines()) == 15
+
 def test_a_job_over_the_search_time_is_refused_before_the_upload_and_failures_exit_1(server, tmp_path):
     games = tmp_path / "games.pgn"
     games.write_text(ARCHIVE)  # 6032 positions x the default 1000 ms: over the 3600 s a job may ask

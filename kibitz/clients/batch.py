@@ -460,14 +460,16 @@ def results_command(args):
 
 
 def s3_results(state, args):
-    """A job read from S3: download its output (JSONL; --pgn FILE the annotated games) once it is written."""
+    """A job read from S3: download its output (JSONL; --pgn FILE the annotated games, --puzzles FILE their
+    puzzles) once it is written."""
     out = state["s3"]["output"]
     if out is None:
         raise ClientError(f"{summary(state, 0)}: its output is written when every chunk is finished (--wait)")
     if args.format != "jsonl":
         raise ClientError("a job read from S3 gives its results as JSONL (and annotated PGN): --format jsonl")
-    for name, target in (("jsonl", args.output), ("pgn", getattr(args, "pgn", None))):
-        if name not in out["urls"] or (target is None and name == "pgn"):
+    for name, target in (("jsonl", args.output), ("pgn", getattr(args, "pgn", None)),
+                         ("puzzles", getattr(args, "puzzles", None))):
+        if name not in out["urls"] or (target is None and name != "jsonl"):
             continue
         with urllib.request.urlopen(out["urls"][name], timeout=600) as r:
             data = r.read()
@@ -527,6 +529,7 @@ def add_batch(p):
     r.add_argument("job_id")
     r.add_argument("--wait", action="store_true", help="wait until every position is done or failed")
     r.add_argument("--pgn", help="a job read from S3 from a PGN: write its annotated games here")
+    r.add_argument("--puzzles", help="a job read from S3 from a PGN: write its games' puzzles here (JSON lines)")
     add_where(r, queue=False)
     add_output(r)
     r.set_defaults(batch_run=results_command)
