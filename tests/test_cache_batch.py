@@ -200,7 +200,7 @@ def test_a_chunks_game_is_searched_in_order_with_its_table_kept_and_cached_under
                            start=0, end=len(text), positions=82, first_number=1, first_index=0, options=GAME_DEPTH)
 
     def run(store):
-        jsonl, _, done, failed = chunks.run(message, s3, bucket, store, 10**9)
+        jsonl, _, done, failed, _ = chunks.run(message, s3, bucket, store, 10**9)
         assert (done, failed) == (82, 0)
         return [json.loads(x)["analysis"] for x in jsonl.splitlines()]
 
