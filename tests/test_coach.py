@@ -122,3 +122,14 @@ def test_a_line_ending_on_a_capture_with_check_counts_the_recapture():
     # Qxf7+ takes a pawn with check, and the king takes the queen back: no material won, the queen lost
     r = line("6k1/5ppp/8/8/8/5Q2/5PPP/6K1 w - - 0 1", ["f3f7"], Score(cp=-800))
     assert r.kind == "loses_material" and r.material == -8 and r.squares == ("f7",), r
+
+
+def test_a_queen_taken_with_check_and_retaken_at_the_lines_end_is_a_trade_not_a_win():
+    # Qxb7 Qd7 Qxd7+ (Kxd7 at once): the queens are traded, the pawn is what is won (the Opera game's
+    # "loses the queen on e7: ... Qe7 Qxe7+" and "... Qxd1+ Qxd1+" were such trades)
+    from engine.board import Board
+    from engine.coach import explain_line
+    from engine.result import Score
+    r = explain_line(Board("4k3/1p6/8/8/6q1/1Q6/8/4K3 w - - 0 1"), Score(cp=100), ["b3b7", "g4d7", "b7d7"])
+    assert r.text == "wins the pawn on b7: Qxb7" and r.squares == ("b7",)
+

@@ -44,13 +44,22 @@ def _items(w, winner):
             (mine if p.side == winner else theirs).append((value, p))
         if p.side == winner and p.frm in promoted and not p.promotion:  # the promoted piece moves on
             promoted[p.to] = promoted.pop(p.frm)
+    end_side = (w.side + len(w.plies)) & 1
+    if w.pending_sq is not None and end_side != winner:
+        # the other side takes back at once at the line's end (a queen taken with check, recaptured): that
+        # piece nets against what `winner` took, so a trade is not named as a piece won
+        end = w.plies[-1].after if w.plies else w.start
+        taken = bf.VALUE[bf.kind(end[w.pending_sq])]
+        if w.pending >= taken:
+            theirs.append((taken, None))
     left_theirs = []
     for value, p in theirs:
         match = next((item for item in mine if item[0] == value), None)
         if match is not None:
             mine.remove(match)
         else:
-            left_theirs.append((value, p))
+            if p is not None:
+                left_theirs.append((value, p))
     items = [(v, "capture", p) for v, p in mine]
     items += [(bf.VALUE[p.promotion] - 1, "promotion", p) for p in promoted.values()]
     items.sort(key=lambda item: (-item[0], item[1] != "capture", item[2].index))
@@ -81,7 +90,8 @@ def _tactic(w, winner, ply):
             if x in bf.attacks(board, s):
                 y = bf.behind(board, s, x)
                 if y is not None and bf.colour(board[y]) != winner and (
-                        bf.kind(board[y]) == KING or bf.VALUE[bf.kind(board[y])] > bf.VALUE[bf.kind(target)]):
+                        bf.kind(board[y]) == KING or bf.VALUE[bf.kind(board[y])] > max(
+                            bf.VALUE[bf.kind(target)], bf.VALUE[BISHOP])):  # a pawn pinned to a bishop: no pin
                     return "pin", setup, [(board[s], s), (target, x), (board[y], y)]
     return None
 
