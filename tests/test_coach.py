@@ -133,3 +133,26 @@ def test_a_queen_taken_with_check_and_retaken_at_the_lines_end_is_a_trade_not_a_
     r = explain_line(Board("4k3/1p6/8/8/6q1/1Q6/8/4K3 w - - 0 1"), Score(cp=100), ["b3b7", "g4d7", "b7d7"])
     assert r.text == "wins the pawn on b7: Qxb7" and r.squares == ("b7",)
 
+
+
+def test_a_pawn_in_front_of_a_bishop_is_not_named_as_pinned():
+    # Evergreen 17. Nf6+ "misses Bh3, which pins the pawn on d7 to the bishop on c8": a pawn is not pinned
+    # to a minor piece in any sense worth naming; the line wins the pawn
+    from engine.board import Board
+    from engine.coach import explain_line
+    from engine.result import Score
+    r = explain_line(Board("3bk3/8/8/3p4/8/8/8/R3K3 w - - 0 1"), Score(cp=100), ["a1d1", "e8e7", "d1d5"])
+    assert r.text == "wins the pawn on d5: Rd1 Ke7 Rxd5" and r.kind == "material"
+
+
+def test_a_tactic_later_in_the_line_names_the_lines_first_move_too():
+    # Opera game 12... Rd8?! "allows Qxa7+, which skewers ..." on a line that starts with Rxd7: the named
+    # move must be the line's first, or the sentence says the line's first move comes before it
+    from engine.board import Board
+    from engine.coach import explain_line
+    from engine.result import Score
+    b = Board("6q1/7p/8/3k4/8/8/8/1B2K3 w - - 0 1")
+    r = explain_line(b, Score(cp=900), ["e1e2", "h7h6", "b1a2", "d5e5", "a2g8"], mode="misses")
+    assert r.text.startswith("misses Ke2, then Ba2+ skewers the king on d5 to the queen on g8")
+    r = explain_line(b, Score(cp=900), ["b1a2", "d5e5", "a2g8"], mode="misses")
+    assert r.text.startswith("misses Ba2+, which skewers")

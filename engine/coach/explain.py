@@ -207,6 +207,11 @@ def _material_reason(w, winner, mode, first=0):
             text = {"wins": f"{by} {act} and wins {gain}", "threat": f"threatens {by}, which {act} and wins {gain}",
                     "allows": f"allows {by}, which {act} and wins {gain}",
                     "misses": f"misses {by}, which {act} and wins {gain}"}[mode]
+            opening = w.plies[first] if mode == "allows" else w.plies[0]
+            if mode in ("allows", "misses") and setup.index != opening.index:
+                # the tactic comes later in the line: name the line's first move, then the one that sets it up
+                text = f"{mode} {opening.san}, then {by} {act} and wins {gain}"
+
         kind = name if mode in ("wins", "threat") else f"{mode}_{name}"
         return Reason(kind=kind, side=side, text=f"{text}: {line}", pieces=pieces, squares=squares, moves=moves,
                       san=sans, material=signed, themes=(name,))
