@@ -54,7 +54,8 @@ def _items(w, winner):
             theirs.append((taken, None))
     left_theirs = []
     for value, p in theirs:
-        match = next((item for item in mine if item[0] == value), None)
+        order = mine if p is not None else mine[::-1]  # the pending recapture nets against the latest capture
+        match = next((item for item in order if item[0] == value), None)
         if match is not None:
             mine.remove(match)
         else:
