@@ -168,6 +168,20 @@ def collection(positions):
     raise SystemExit(f"the openings give only {total} positions")
 
 
+def epd_of(pgn, limit):
+    """EPD text of the first `limit` positions after each move of the PGN's games, an id each."""
+    from engine.board import Board
+    from engine.pgn import read_games
+
+    fens = []
+    for g in read_games(pgn):
+        board = Board(g.start_fen)
+        for move in g.moves:
+            board.push_uci(move)
+            fens.append(board.fen().rsplit(" ", 2)[0])
+    return "".join(f'{fen} id "p{i}";\n' for i, fen in enumerate(fens[:limit]))
+
+
 class CallCounts:
     """WSGI middleware around moto's application: the calls it answers, by service and operation, DynamoDB's by
     table too (the analysis cache apart from the jobs table), so that a figure says what AWS would bill."""
@@ -238,21 +252,13 @@ def submit_with(run, tree, key, data, fmt):
 
 def compare(args):
     """Issue 69: another checkout's BatchFunction and this one's on the same jobs, one after the other."""
-    from engine.board import Board
-    from engine.pgn import read_games
     from kibitz.local.eventsource import SqsEventSource
 
     old = pathlib.Path(args.compare).resolve()
     here = pathlib.Path(__file__).resolve().parents[1]
     sys.path.insert(0, str(here))  # the pollers of the old tree run from its directory; this process stays here
     pgn, total = collection(args.positions)
-    fens = []
-    for g in read_games(pgn):
-        board = Board(g.start_fen)
-        for move in g.moves:
-            board.push_uci(move)
-            fens.append(board.fen().rsplit(" ", 2)[0])
-    epd = "".join(f'{fen} id "p{i}";\n' for i, fen in enumerate(fens[:args.epd_positions]))
+    epd = epd_of(pgn, args.epd_positions)
     run = Run(args.movetime_ms, visibility_s=120)
     cache_table = run.res["AnalysisCacheTable"]["Ref"]
     wsgi = run.aws.server._server
@@ -282,7 +288,7 @@ def compare(args):
             try:
                 source.wait_ready()
                 for name, data, fmt, n in (("games.pgn", pgn.encode(), "pgn", total),
-                                           ("positions.epd", epd.encode(), "epd", len(fens[:args.epd_positions]))):
+                                           ("positions.epd", epd.encode(), "epd", epd.count("\n"))):
                     empty_cache()  # the EPD's positions are the PGN's: each job starts from an empty cache
                     before, busy_ms = counter.snapshot(), source.stats["ms"]
                     job = submit_with(run, tree if tree != here else None, f"{label}/{name}", data, fmt)

@@ -23,7 +23,7 @@ import subprocess
 import sys
 import time
 
-from benchmarks.s3_batch import CallCounts, Run, calls_between, collection
+from benchmarks.s3_batch import CallCounts, Run, calls_between, collection, epd_of
 
 
 def child(spec):
@@ -77,20 +77,8 @@ def main():
     args = p.parse_args()
     if args.child:
         return child(json.loads(args.child))
-    from engine.board import Board
-    from engine.pgn import read_games
-
     pgn, _ = collection(args.positions)
-    data = pgn
-    if args.format == "epd":
-        fens = []
-        for g in read_games(pgn):
-            board = Board(g.start_fen)
-            for move in g.moves:
-                board.push_uci(move)
-                fens.append(board.fen().rsplit(" ", 2)[0])
-        fens = fens[:args.positions]
-        data = "".join(f'{fen} id "p{i}";\n' for i, fen in enumerate(fens))
+    data = epd_of(pgn, args.positions) if args.format == "epd" else pgn
     run = Run(args.movetime_ms, visibility_s=900)
     wsgi = run.aws.server._server
     counter = wsgi.app = CallCounts(wsgi.app, run.res["AnalysisCacheTable"]["Ref"])
