@@ -1,7 +1,7 @@
 # Kibitz — `make run` and `make test` are all a fresh machine needs.
 #
 # One interpreter, Python 3.13 (Lambda's python3.13 runtime), for .venv/, the layers and the functions:
-# scripts/python313.sh finds it (PYTHON=..., python3.13 on PATH, pyenv's versions/3.13*, uv) or builds it
+# .ci/python313.sh finds it (PYTHON=..., python3.13 on PATH, pyenv's versions/3.13*, uv) or builds it
 # once into ~/.cache/kibitz/python-3.13 (docs/python313.md). It runs only when .venv/ is missing or is not 3.13.
 PYTHON ?=
 VENV := .venv
@@ -38,7 +38,7 @@ ifneq ($(shell $(BIN)/python -c "$(IS_313)" 2>/dev/null && echo yes),yes)
 endif
 $(INSTALLED): pyproject.toml
 	@if ! $(BIN)/python -c "$(IS_313)" 2>/dev/null; then \
-		python=$$(PYTHON='$(PYTHON)' ./scripts/python313.sh) || exit 1; \
+		python=$$(PYTHON='$(PYTHON)' .ci/python313.sh) || exit 1; \
 		rm -rf $(VENV) && echo "$$python -m venv $(VENV)" && $$python -m venv $(VENV); fi
 	$(BIN)/pip install --quiet --upgrade pip
 	$(BIN)/pip install --quiet -e '.[dev]'
@@ -63,7 +63,7 @@ $(SAM_INSTALLED): | $(INSTALLED)
 
 sam: $(SAM_INSTALLED)
 
-# On the project's Python 3.13 as well (PYTHON is only a hint for scripts/python313.sh, often empty).
+# On the project's Python 3.13 as well (PYTHON is only a hint for .ci/python313.sh, often empty).
 $(CHECKOV_INSTALLED): | $(INSTALLED)
 	test -x $(CHECKOV_VENV)/bin/python || $(BIN)/python -m venv $(CHECKOV_VENV)
 	$(CHECKOV_VENV)/bin/pip install --quiet --upgrade pip

@@ -1,4 +1,4 @@
-"""scripts/python313.sh finds a pyenv Python 3.13 that is installed but not selected, before building one.
+""".ci/python313.sh finds a pyenv Python 3.13 that is installed but not selected, before building one.
 
 Each test runs the script with a fake pyenv root and a PATH that holds no python3.13, no uv, no pyenv
 (unless the test puts a fake one there) and no apt-get: so it never builds anything, and fails at once
@@ -14,7 +14,7 @@ import sys
 import pytest
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
-SCRIPT = ROOT / "scripts" / "python313.sh"
+SCRIPT = ROOT / ".ci" / "python313.sh"
 BASH = shutil.which("bash")
 
 
