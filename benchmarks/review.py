@@ -66,7 +66,7 @@ def shared_opening_games(n=10, plies=10, seed=13):
 
 def review(api, pgn, movetime_ms, cache="on"):
     """(seconds from submit to the annotated PGN, positions, positions answered from the cache)."""
-    from kibitz.clients.batch import all_results, wait
+    from kibitz.clients.jobs import all_results, wait
 
     t0 = time.monotonic()
     status, accepted = api.submit({"pgn": pgn, "review": True, "movetime_ms": movetime_ms, "cache": cache})
@@ -81,10 +81,10 @@ def review(api, pgn, movetime_ms, cache="on"):
 
 
 def bench_reviews(only, movetime_ms):
-    from kibitz.clients.review import LocalReviewApi
+    from kibitz.clients.jobs import LocalStack
 
     rows = []
-    with LocalReviewApi(template.TEMPLATE, pollers=2) as api:
+    with LocalStack(template.TEMPLATE, pollers=2) as api:
         if "again" in only:
             pgn = fischer()
             for label in ("first review (empty cache)", "second review (same game)"):
@@ -220,7 +220,7 @@ def main():
     if only & {"again", "opening"}:
         sections.append(("Review and the analysis cache (local)", bench_reviews(only, args.movetime_ms),
                          "Each row is one `POST /jobs {pgn, review: true}` through the jobs path in this process "
-                         "(kibitz/clients/review.py's LocalReviewApi: moto on 127.0.0.1, two pollers), timed from "
+                         "(kibitz/clients/jobs.py's LocalStack: moto on 127.0.0.1, two pollers), timed from "
                          "the submission to the annotated PGN. The cache is moto's table, in memory, for the "
                          "whole run. The 10 games share their first 10 plies (a Ruy Lopez), then play 10 seeded "
                          "random moves each; with the cache off nothing is read or written, so the cache-on run "

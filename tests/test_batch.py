@@ -283,7 +283,8 @@ def test_retries_run_out_into_the_dead_letter_queue(tmp_path):
 
 
 def test_submit_straight_to_the_queue_is_the_same_job(s):
-    """What `kibitz batch submit --queue-url` does: the API's checks and writes, with the caller's credentials."""
+    """submit() on a store and queue of the caller's own: the same job as the API's (the CLI's --queue-url runs the
+    whole function: tests/test_batch_local.py)."""
     accepted = submit(JobRequest(epd="\n".join(f"{f} id \"n{i}\";" for i, f in enumerate(wac(4))), depth=2),
                       store=s.store, sqs=s.sqs, queue_url=s.queue_url)
     with s.source(pollers=1):

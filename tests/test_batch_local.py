@@ -118,6 +118,40 @@ def test_bad_files_and_jobs_are_explained(server, tmp_path):
     assert proc.returncode == 1 and "expected a .epd, .pgn, .txt or .json file, not .csv" in proc.stderr
     proc = kibitz("batch", "submit", str(tmp_path / "missing.pgn"), "--url", server["url"])
     assert proc.returncode == 1 and "missing.pgn: [Errno 2] No such file or directory" in proc.stderr
+
+
+def test_straight_to_the_table_and_queue_is_jobs_function_itself(server, tmp_path):
+    """`--queue-url/--table`: JobsFunction's own handler in the client's process, on the served stack's table and
+    queue (its moto): the same refusals as through the API, word for word, and a job its pollers analyse."""
+    banner = "".join(server["banner"])
+    env = {"AWS_ENDPOINT_URL": re.search(r"moto on (http://127\.0\.0\.1:\d+)", banner).group(1),
+           "AWS_ACCESS_KEY_ID": "testing", "AWS_SECRET_ACCESS_KEY": "testing", "AWS_SESSION_TOKEN": "testing",
+           "AWS_DEFAULT_REGION": "us-east-1", "KIBITZ_JOBS_TABLE": "", "KIBITZ_JOBS_QUEUE_URL": ""}
+    table = re.search(r"JobsTable +(\S+)", banner).group(1)
+    straight = ["--queue-url", re.search(r"JobsQueue +(\S+)", banner).group(1), "--table", table]
+    bad = tmp_path / "fens.txt"
+    bad.write_text(f"{wac(1)[0]}\n8/8/8/8/8/8/8/8 w - - 0 1\n{chess.STARTING_FEN} moves e2e4 e2e4\n")
+    through_api = kibitz("batch", "submit", str(bad), "--url", server["url"])
+    here = kibitz("batch", "submit", str(bad), *straight, env=env)
+    assert here.returncode == through_api.returncode == 1 and "nothing was queued" in here.stderr
+    assert here.stderr == through_api.stderr and "error 422: line 2 (positions[1].fen)" in here.stderr
+    good = tmp_path / "wac.epd"
+    good.write_text("".join(f"{' '.join(f.split()[:4])} id \"n{i}\";\n" for i, f in enumerate(wac(3))))
+    proc = kibitz("batch", "submit", str(good), "--depth", "3", *straight, env=env)
+    assert proc.returncode == 0, proc.stderr
+    job_id = proc.stdout.strip()
+    out = kibitz("batch", "results", job_id, "--wait", "-q", "--url", server["url"])
+    assert out.returncode == 0, out.stderr
+    assert [(r["id"], r["status"]) for r in map(json.loads, out.stdout.splitlines())] == \
+        [("n0", "done"), ("n1", "done"), ("n2", "done")]
+    here = kibitz("batch", "results", job_id, "--table", table, env=env)
+    assert here.returncode == 0 and here.stdout == out.stdout
+    gone = "0badf00d-0000-4000-8000-000000000404"
+    here = kibitz("batch", "results", gone, "--table", table, env=env)
+    through_api = kibitz("batch", "results", gone, "--url", server["url"])
+    assert here.returncode == 1 and here.stderr == through_api.stderr and "error 404: job_id: no job" in here.stderr
+    proc = kibitz("batch", "submit", str(good), "--table", table, env=env)
+    assert proc.returncode == 1 and "--table needs the jobs queue too" in proc.stderr
     proc = kibitz("batch", "results", "0badf00d-0000-4000-8000-000000000404", "--url", server["url"])
     assert proc.returncode == 1 and "error 404: job_id: no job 0badf00d" in proc.stderr
     proc = kibitz("batch", "results", "x", "--url", "http://127.0.0.1:9")
@@ -235,11 +269,11 @@ def test_invoke_runs_the_batch_functions_against_an_embedded_store():
 
 
 def test_the_clients_read_json_text_and_errors_that_are_not_json():
-    """kibitz batch's and kibitz review's HTTP requests (batch_client.HttpApi._call): the answer's JSON or
+    """kibitz batch's and kibitz review's HTTP requests (kibitz/clients/jobs.py, over Http): the answer's JSON or
     text, an error's JSON body, and an error page that is not JSON as its first 500 characters."""
     import http.server
 
-    from kibitz.clients.review import HttpReviewApi
+    from kibitz.clients.jobs import served
 
     class Handler(http.server.BaseHTTPRequestHandler):
         def do_GET(self):
@@ -260,7 +294,7 @@ def test_the_clients_read_json_text_and_errors_that_are_not_json():
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     try:
-        api = HttpReviewApi(f"http://127.0.0.1:{server.server_address[1]}/jobs")
+        api = served(f"http://127.0.0.1:{server.server_address[1]}/jobs")
         assert api.pgn("a/b") == (200, "1. e4 *\n")
         assert api.state("a/b", limit=1) == (200, {"status": "done"})
         assert api.state("gone", limit=1) == (404, {"status": 404, "errors": []})

@@ -12,9 +12,9 @@ FEN a line, optionally followed by `moves` and UCI moves; blank lines and # comm
 .json (a list of FEN strings or {id, fen, moves} objects).
 
 Through the API (--url, default $KIBITZ_URL or http://127.0.0.1:3000, where `kibitz serve` listens),
-or straight to AWS (--queue-url and --table, or $KIBITZ_JOBS_QUEUE_URL and $KIBITZ_JOBS_TABLE): the
-same checks, job record and SendMessageBatch calls as the API's (functions/common/jobs/submit.py), with
-your own credentials.
+or straight to AWS (--queue-url and --table, or $KIBITZ_JOBS_QUEUE_URL and $KIBITZ_JOBS_TABLE): JobsFunction's
+own handler run in this process on them, with your own credentials: its checks, job record, SendMessageBatch
+calls and errors (kibitz/clients/jobs.py, the one client of the jobs API).
 """
 
 import csv
@@ -24,18 +24,13 @@ import json
 import os
 import pathlib
 import sys
-import time
 import urllib.error
-import urllib.parse
 import urllib.request
 
+from kibitz.clients.jobs import ClientError, all_results, explain, served, straight_to, wait
+from kibitz.local import template
+
 DEFAULT_URL = "http://127.0.0.1:3000"
-POLL_S = 0.5
-PAGE = 200
-
-
-class ClientError(Exception):
-    """Something to tell the user, then exit 1."""
 
 
 # --- reading a file of positions ------------------------------------------------------------------
@@ -91,73 +86,9 @@ def options(args):
 # --- where the jobs are: the API, or the table and queue themselves -------------------------------
 
 
-class HttpApi:
-    def __init__(self, url):
-        self.url = url.rstrip("/")
-        if self.url.endswith("/jobs"):
-            self.url = self.url[:-5]
-
-    def _call(self, method, path, body=None, text=False):
-        """(status, answer): the answer's JSON, or with text=True its text; an error's JSON, or the first 500
-        characters of an error that is not JSON as {"message": ...}. ClientError when there is no answer."""
-        data = json.dumps(body).encode() if body is not None else None
-        req = urllib.request.Request(self.url + path, data=data, method=method,
-                                     headers={"Content-Type": "application/json"} if data else {})
-        try:
-            with urllib.request.urlopen(req, timeout=120) as r:
-                raw = r.read()
-                return r.status, raw.decode() if text else json.loads(raw or b"null")
-        except urllib.error.HTTPError as e:
-            raw = e.read()
-            try:
-                return e.code, json.loads(raw)
-            except ValueError:
-                return e.code, {"message": raw.decode(errors="replace")[:500]}
-        except (urllib.error.URLError, OSError) as e:
-            raise ClientError(f"cannot reach {self.url}: {getattr(e, 'reason', e)} (is `kibitz serve` running? "
-                              f"or give --url)") from e
-
-    def submit(self, body):
-        return self._call("POST", "/jobs", body)
-
-    def state(self, job_id, after=-1, limit=PAGE):
-        return self._call("GET", f"/jobs/{urllib.parse.quote(job_id, safe='')}?limit={limit}&after={after}")
-
-
-class DirectApi:
-    """The same work as JobsFunction, done here with this process's AWS credentials."""
-
-    def __init__(self, table, queue_url=None):
-        from functions.common.jobs.store import Store
-
-        self.store = Store(table)
-        self.queue_url = queue_url
-
-    def submit(self, body):
-        from pydantic import ValidationError
-
-        from functions.common.api.http import InputError, field_name
-        from functions.common.jobs.models import JobRequest
-        from functions.common.jobs.submit import submit
-
-        try:
-            request = JobRequest.model_validate(body)
-            accepted = submit(request, store=self.store, queue_url=self.queue_url)
-        except ValidationError as e:
-            errors = [{"field": field_name(("body", *err["loc"])), "reason": err["msg"]} for err in e.errors()]
-            return 422, {"status": 422, "errors": errors}
-        except InputError as e:
-            return e.status, {"status": e.status, "errors": e.errors}
-        return 202, json.loads(accepted.model_dump_json())
-
-    def state(self, job_id, after=-1, limit=PAGE):
-        state = self.store.state(job_id, after, limit)
-        if state is None:
-            return 404, {"status": 404, "errors": [{"field": "job_id", "reason": f"no job {job_id}"}]}
-        return 200, json.loads(state.model_dump_json())
-
-
-def api_for(args):
+def api_for(args, submitting=False):
+    """The jobs API the arguments name (kibitz/clients/jobs.py): a served one (--url, $KIBITZ_URL, else
+    `kibitz serve`'s), or JobsFunction run here on the caller's table and queue (--queue-url, --table)."""
     queue_url = getattr(args, "queue_url", None) or None
     table = getattr(args, "table", None) or None
     if getattr(args, "url", None) and (queue_url or table):
@@ -166,67 +97,14 @@ def api_for(args):
         table = table or os.environ.get("KIBITZ_JOBS_TABLE")
         if not table:
             raise ClientError("--queue-url needs the results table too: --table NAME (or $KIBITZ_JOBS_TABLE)")
-        return DirectApi(table, queue_url)
-    return HttpApi(args.url or os.environ.get("KIBITZ_URL") or DEFAULT_URL)
-
-
-def explain(status, body, lines=None):
-    """The error lines for a refused request, with .txt line numbers for positions[i]."""
-    errors = (body or {}).get("errors") or [{"field": "", "reason": (body or {}).get("message", "no details")}]
-    out = []
-    for e in errors:
-        field = e.get("field", "")
-        if lines and field.startswith("positions["):
-            index = int(field[len("positions["):field.index("]")])
-            if index in lines:
-                field = f"{lines[index]} ({field})"
-        out.append(f"error {status}: {field}: {e.get('reason')}" if field else f"error {status}: {e.get('reason')}")
-    return out
+        if submitting and not (queue_url or os.environ.get("KIBITZ_JOBS_QUEUE_URL")):
+            raise ClientError("--table needs the jobs queue too to submit: --queue-url URL (or "
+                              "$KIBITZ_JOBS_QUEUE_URL)")
+        return straight_to(table, queue_url, getattr(args, "template", None) or template.TEMPLATE)
+    return served(args.url or os.environ.get("KIBITZ_URL") or DEFAULT_URL)
 
 
 # --- results --------------------------------------------------------------------------------------
-
-
-def wait(api, job_id, progress=True):
-    """Poll until the job is finished, with a progress bar on stderr. Returns the last state."""
-    from tqdm import tqdm
-
-    bar = None
-    try:
-        while True:
-            status, state = api.state(job_id, limit=1)
-            if status != 200:
-                raise ClientError("\n".join(explain(status, state)))
-            finished = state["done"] + state["failed"]
-            if bar is None and progress:
-                bar = tqdm(total=state["total"], unit="pos", desc=f"job {job_id[:8]}", file=sys.stderr,
-                           dynamic_ncols=True, mininterval=0.2)
-            if bar is not None:
-                bar.total = max(bar.total or 0, state["total"])  # an S3 job's total grows as it is split
-                bar.update(finished - bar.n)  # update(), not n =: tqdm's rate (pos/s) and ETA come from it
-                phase = f", {state['s3']['phase']}" if state.get("s3") else ""
-                bar.set_postfix_str(f"{state['status']}{phase}, {state['failed']} failed", refresh=False)
-                bar.refresh()
-            if state["status"] in ("done", "done-with-failures") and (not state.get("s3") or
-                                                                       state["s3"]["output"] is not None):
-                return state
-            time.sleep(POLL_S)
-    finally:
-        if bar is not None:
-            bar.close()
-
-
-def all_results(api, job_id):
-    """(state of the last page, every result so far in index order)."""
-    results, after = [], -1
-    while True:
-        status, state = api.state(job_id, after=after, limit=PAGE)
-        if status != 200:
-            raise ClientError("\n".join(explain(status, state)))
-        results += state["results"]
-        if state["next_after"] is None:
-            return state, results
-        after = state["next_after"]
 
 
 def _score(s):
@@ -344,7 +222,7 @@ def upload(api, name, data, positions, opts):
     limits = {k: v for k, v in opts.items() if k in ("movetime_ms", "depth", "nodes")}
     if limits:
         request["options"] = limits
-    status, answer = api._call("POST", "/jobs/uploads", request)
+    status, answer = api.upload(request)
     if status != 201:
         raise ClientError("\n".join(explain(status, answer)))
     if len(data) > answer["max_bytes"]:
@@ -391,7 +269,7 @@ def as_s3_file(path, body):
 
 def submit_command(args):
     try:
-        api = api_for(args)
+        api = api_for(args, submitting=True)
         opts = options(args)
         fmt = s3_format(args.file, args)
         lines, name = {}, pathlib.Path(args.file).name
@@ -401,14 +279,14 @@ def submit_command(args):
             body, lines = read_file(args.file)
             too_big = over_body_limits(body, opts)
             if too_big is not None:  # the way that has no such limit (issue 69.3)
-                if not isinstance(api, HttpApi):
+                if not api.takes_uploads:
                     raise ClientError(f"{args.file}: {too_big}: such a file goes as a job read from S3, through "
                                       f"the API (--url, not --queue-url/--table)")
                 name, fmt, data = as_s3_file(args.file, body)
                 text = data
                 print(f"kibitz: {args.file}: {too_big}: sent through S3 instead (as --s3 does)", file=sys.stderr)
         if fmt is not None:
-            if not isinstance(api, HttpApi):
+            if not api.takes_uploads:
                 raise ClientError("a file sent through S3 goes through the API (--url)")
             body, lines = {"source": upload(api, name, data, count_positions(text, fmt) or None, opts),
                            "format": fmt}, {}

@@ -5,8 +5,8 @@ write them annotated.
 
 Without --url (or $KIBITZ_URL) the whole jobs path runs here: SQS and DynamoDB (with the analysis
 cache) embedded in moto on 127.0.0.1, local pollers running BatchFunction, and JobsFunction in this
-process, as `kibitz serve` runs them (kibitz/local/services.py), stopped at the end. With --url it talks to
-`kibitz serve` (whose cache outlives one review) or a deployed stack: the same requests.
+process, as `kibitz serve` runs them (kibitz/clients/jobs.py's LocalStack), stopped at the end. With
+--url it talks to `kibitz serve` (whose cache outlives one review) or a deployed stack: the same requests.
 
 It submits POST /jobs {"pgn": ..., "review": true}, waits (progress bar on stderr), prints each
 game's summary (accuracy, ACPL, the moves flagged: Lichess's formulas, docs/review-numbers.md), writes
@@ -16,66 +16,12 @@ game (kibitz/clients/review_graph.py).
 
 import contextlib
 import csv
-import io
-import json
 import os
 import pathlib
 import sys
-import tempfile
-import urllib.parse
 
-from kibitz.clients.batch import ClientError, HttpApi, explain, wait
+from kibitz.clients.jobs import ClientError, LocalStack, explain, served, wait
 from kibitz.clients.review_graph import svg
-from kibitz.local.apigateway import proxy_event
-from kibitz.local.runtime import FunctionRuntime
-from kibitz.local.services import Services
-
-
-class HttpReviewApi(HttpApi):
-    def pgn(self, job_id):
-        return self._call("GET", f"/jobs/{urllib.parse.quote(job_id, safe='')}/pgn", text=True)
-
-
-class LocalReviewApi:
-    """The jobs path on this machine: embedded services and pollers, JobsFunction in this process."""
-
-    def __init__(self, template_path, pollers=None):
-        # the pollers' output (the function's logs) goes to a file, kept for a look when something fails
-        self.log = pathlib.Path(tempfile.mkstemp(prefix="kibitz-review-", suffix=".log")[1])
-        self.services = Services(template_path, pollers=pollers, quiet=True, log=self.log)
-        self.runtime = None
-
-    def __enter__(self):
-        self.services.start()
-        self.runtime = FunctionRuntime(self.services.functions["JobsFunction"])
-        return self
-
-    def __exit__(self, exc_type, *exc):
-        self.services.stop()
-        if exc_type is None:
-            self.log.unlink(missing_ok=True)
-        else:
-            print(f"kibitz: the functions' logs are in {self.log}", file=sys.stderr)
-
-    def _call(self, method, path, query="", body=None, resource=None, params=None):
-        event = proxy_event(method, path, query, {"Content-Type": "application/json"} if body else {},
-                            json.dumps(body) if body is not None else None, resource, params)
-        with contextlib.redirect_stdout(io.StringIO()):  # the function's logs are not for people
-            response = self.runtime.invoke(event)
-        text = response["body"]
-        kind = (response.get("headers") or {}).get("Content-Type") or \
-            (response.get("multiValueHeaders") or {}).get("Content-Type", [""])[0]
-        return response["statusCode"], (json.loads(text) if "json" in kind else text)
-
-    def submit(self, body):
-        return self._call("POST", "/jobs", body=body)
-
-    def state(self, job_id, after=-1, limit=200):
-        return self._call("GET", f"/jobs/{job_id}", f"limit={limit}&after={after}", resource="/jobs/{job_id}",
-                          params={"job_id": job_id})
-
-    def pgn(self, job_id):
-        return self._call("GET", f"/jobs/{job_id}/pgn", resource="/jobs/{job_id}/pgn", params={"job_id": job_id})
 
 
 def _said(flag):
@@ -158,7 +104,7 @@ def review_command(args):
             if getattr(args, key) is not None:
                 body[key] = getattr(args, key)
         url = args.url or os.environ.get("KIBITZ_URL")
-        where = contextlib.nullcontext(HttpReviewApi(url)) if url else LocalReviewApi(args.template, args.pollers)
+        where = contextlib.nullcontext(served(url)) if url else LocalStack(args.template, args.pollers)
         with where as api:
             status, answer = api.submit(body)
             if status != 202:
