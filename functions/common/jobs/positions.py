@@ -75,13 +75,16 @@ def from_epd(text, chess960=False):
     return positions, errors
 
 
-def from_pgn(text, limit=MAX_POSITIONS, chess960=False):
+def from_pgn(text, limit=MAX_POSITIONS, chess960=False, games=None):
     """Every position of every game: the start and the position after each move of the main line.
     id: "G.P", game number (from 1) and ply (0 = before the first move). chess960: the rules of the
-    games without a Variant tag."""
+    games without a Variant tag. games: a list to append each game read to (a review records them: the
+    text is read once), whole when there are no errors."""
     positions = []
     try:
         for game in read_games(text, chess960=chess960):
+            if games is not None:
+                games.append(game)
             for ply in range(len(game.moves) + 1):
                 if len(positions) >= limit:
                     return [], [{"field": "pgn", "reason": f"more than {limit} positions (game {game.number} "
@@ -96,8 +99,8 @@ def from_pgn(text, limit=MAX_POSITIONS, chess960=False):
     return positions, []
 
 
-def read_positions(request, limit=MAX_POSITIONS):
-    """(positions, errors) for a JobRequest: exactly one of positions / epd / pgn is set."""
+def read_positions(request, limit=MAX_POSITIONS, games=None):
+    """(positions, errors) for a JobRequest: exactly one of positions / epd / pgn is set. games: from_pgn's."""
     chess960 = request.variant == "chess960"
     if request.positions is not None:
         positions, errors = from_list(request.positions, chess960)
@@ -110,7 +113,7 @@ def read_positions(request, limit=MAX_POSITIONS):
             return [], [{"field": "epd", "reason": "no position in the text"}]
         positions, errors = from_epd(request.epd, chess960)
     else:
-        positions, errors = from_pgn(request.pgn, limit, chess960)
+        positions, errors = from_pgn(request.pgn, limit, chess960, games)
     if len(errors) > MAX_ERRORS:
         rest = len(errors) - MAX_ERRORS
         errors = errors[:MAX_ERRORS] + [{"field": "body", "reason": f"and {rest} more bad positions"}]

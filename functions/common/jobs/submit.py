@@ -1,10 +1,9 @@
 """Submitting a job: check every position, record the job, queue one message per position.
 
-JobsFunction's POST /jobs and `kibitz batch submit --queue-url` both call submit().
+JobsFunction's POST /jobs calls submit(); so does `kibitz batch submit --queue-url`, which runs JobsFunction's
+handler in its own process (kibitz/clients/jobs.py).
 """
 
-
-from engine.pgn import read_games
 from functions.common import settings
 from functions.common.api.http import InputError
 from functions.common.aws.clients import client
@@ -18,7 +17,7 @@ from functions.common.jobs.table import Table, new_job_id
 
 
 def submit(request, store=None, sqs=None, queue_url=None, api_key_id=None):
-    """Check, record and queue a JobRequest: the jobs API and `kibitz batch submit --queue-url` both call this.
+    """Check, record and queue a JobRequest (POST /jobs).
 
     Returns JobAccepted, or raises functions.common.api.http.InputError: 422 naming each bad position, or a
     job over the search time a job may ask (nothing is recorded or queued); 429 when `api_key_id`'s jobs
@@ -32,12 +31,13 @@ def submit(request, store=None, sqs=None, queue_url=None, api_key_id=None):
                          (f" (got {', '.join(sources)})" if sources else ""))
     if request.review and sources != ["pgn"]:
         raise InputError(422, "review", f"a review needs games: send them as pgn, not {sources[0]}")
-    positions, errors = read_positions(request)
+    games = [] if request.review else None  # the PGN's games, read once with its positions
+    positions, errors = read_positions(request, games=games)
     if errors:
         first, *more = errors
         raise InputError(422, first["field"], first["reason"], more)
     check_search_time(len(positions), request, sources[0])
-    games = games_record(read_games(request.pgn, chess960=request.variant == "chess960")) if request.review else None
+    games = games_record(games) if request.review else None
     store = store or Table()
     if api_key_id:
         charge_key(store, api_key_id)
