@@ -8,8 +8,10 @@ Packages by concern; imports run one way, down this list (tests/test_imports.py 
     api/          models.py (the analysis API's request and answer models, the error body), http.py (the
                   error format, InputError, route checks, the handler decorators, Swagger), init_phase.py,
                   telemetry.py (an analysis's metrics and log line)
-    analysis/     budget.py (time, threads and hash a search may use), cache.py (engine.analyse() through
-                  the shared cache), cache_store.py (the cache's table)
+    analysis/     request.py (analyse_request: a request analysed as the API does, for all four callers),
+                  budget.py (time, threads and hash a search may use), cache.py (engine.analyse() through
+                  the shared cache), cache_store.py (the cache's table), cache_batch.py (a chunk's entries
+                  read and written in batches)
     jobs/         batch jobs: models, limits, routes, queue, table.py (the results table, no knowledge of job
                   kinds), store.py (a job read as GET /jobs answers it, either kind), submit, worker,
                   positions, review_report; s3/ below it: jobs read from an object in S3
