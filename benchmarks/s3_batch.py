@@ -76,10 +76,10 @@ class Run:
 
         return json.loads(Store().state(job_id).model_dump_json())
 
-    def submit(self, key, data, fmt):
+    def submit(self, key, data, fmt, **fields):
         self.s3.put_object(Bucket=self.res["InputBucket"]["Ref"], Key=key, Body=data)
         status, body = self.post("/jobs", {"source": f"s3://{self.res['InputBucket']['Ref']}/{key}", "format": fmt,
-                                           "movetime_ms": self.movetime})
+                                           "movetime_ms": self.movetime, **fields})
         assert status == 202, body
         return body["job_id"]
 

@@ -1,7 +1,8 @@
 """Iterative deepening: what engine.analyse() runs once the engine is loaded.
 
 One compiled call per depth (engine/core/search.py searches the tree); between iterations this loop
-reads the lines (engine/readout.py), reports them, and decides whether to go deeper
+copies the lines out (engine/readout.py Iteration: read out as UCI moves and a FEN only for on_info and for
+the answer), reports them, and decides whether to go deeper
 (engine/time_manager.py says how long). Every call gets fresh history and a transposition table
 that is fresh to it (engine/tt_pool.py), except that the moves of one game (UCI) may keep both
 (engine/game_memory.py: KeepTable, KeepHistory).
@@ -137,7 +138,7 @@ class Searcher:
         # cont: continuation history. Fresh, or a game's kept from its last move (engine/game_memory.py).
         self.S, self.acc, self.cont = arrays or _arrays()
         scratch(params, self.S)
-        self.best = None  # the Analysis of its deepest completed iteration (helpers)
+        self.best = None  # its deepest completed iteration (helpers; a readout.Iteration)
 
     def iterate(self, depth, tt):
         """Search one depth; True when it completed (not cut short by time, nodes or stop)."""
@@ -151,7 +152,7 @@ class Searcher:
         for d in range(first_depth, max_depth + 1):
             if not self.iterate(d, tt):
                 return
-            self.best = readout.iteration(self.board, self.S, self.ctl, tt, d, started, side)
+            self.best = readout.Iteration(self.board, self.S, self.ctl, tt, d, started, side)
 
 
 _NO_TABLES = (np.zeros(1, np.uint8), np.zeros(1, np.int64))
@@ -237,14 +238,15 @@ def _deepen(main, helpers, side, started, budget, tt, depth, nodes, infinite, st
             elif tables is not None:
                 tables.store.load_wanted()  # the tables this iteration reached, in the background, for later ones
             previous = result
-            result = readout.iteration(main.board, main.S, ctl, tt, d, started, side)
+            # copied out, not read out: the UCI lines and the FEN only for on_info, or for the answer at the end
+            result = readout.Iteration(main.board, main.S, ctl, tt, d, started, side)
             if scaled and previous is not None:
                 held = held + 1 if result.best_move == previous.best_move else 0
                 fall = (previous.score.cp - result.score.cp
                         if previous.score.cp is not None and result.score.cp is not None else 0)
                 soft_ms = min(budget.soft_ms * time_manager.soft_scale(held, fall), budget.stretch_ms)
             if on_info is not None:
-                on_info(result)
+                on_info(result.analysis())
             elapsed_ms = (time.monotonic_ns() - started) / 1e6
             if stop is not None and stop.is_set():
                 break

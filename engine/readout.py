@@ -65,32 +65,59 @@ def game_over(board, side, reason, started):
                     terminal=reason, backend=native.BACKEND, chess960=board.chess960)
 
 
+class Iteration:
+    """A completed iteration, copied out of the arrays the next one overwrites: its lines as the search encodes
+    them, its counts and the table's fill at that moment, and its best move and score (what the deepening loop
+    decides on). analysis() reads it out as an Analysis (every line's UCI moves, the FEN) once, when asked:
+    after every iteration for a caller that shows each one (on_info: UCI `info` lines, the live stream), only
+    for the last one otherwise, which is the answer. The same Analysis either way."""
+
+    __slots__ = ("board", "side", "depth", "lines", "ms", "nodes", "hashfull", "tbhits", "best_move", "score",
+                 "_analysis")
+
+    def __init__(self, board, S, ctl, tt, depth, started, side):
+        self.board, self.side, self.depth = board, side, depth
+        self.lines = []  # (encoded moves, score, seldepth), best first
+        for k in range(int(ctl[C_LINES])):
+            start = S_LINE_PV + k * PLY_ROWS
+            self.lines.append((S[start:start + int(S[S_LINE_LEN + k])].tolist(), int(S[S_LINE_SCORE + k]),
+                               int(S[S_LINE_SELDEPTH + k])))
+        self.ms = ms_since(started)
+        self.nodes = int(ctl[C_NODES])
+        self.hashfull = int(native.core.hashfull(tt, int(ctl[C_TT_EPOCH])))
+        self.tbhits = int(ctl[C_TBHITS])
+        self.best_move = board.uci(self.lines[0][0][0])
+        self.score = score(self.lines[0][1])
+        self._analysis = None
+
+    def analysis(self):
+        """The iteration as an Analysis (built once)."""
+        if self._analysis is None:
+            board, depth = self.board, self.depth
+            lines = tuple(Line(multipv=k + 1, score=score(value), pv=tuple(board.uci(m) for m in moves), depth=depth,
+                               seldepth=seldepth) for k, (moves, value, seldepth) in enumerate(self.lines))
+            best = lines[0]
+            self._analysis = Analysis(
+                fen=board.fen(), side_to_move=self.side, best_move=best.pv[0],
+                ponder=best.pv[1] if len(best.pv) > 1 else None, score=best.score, depth=depth,
+                seldepth=best.seldepth, nodes=self.nodes, time_ms=self.ms, nps=self.nodes * 1000 // max(self.ms, 1),
+                hashfull=self.hashfull, pv=best.pv, lines=lines, backend=native.BACKEND, chess960=board.chess960,
+                tbhits=self.tbhits)
+        return self._analysis
+
+
 def iteration(board, S, ctl, tt, depth, started, side):
-    """The lines of the iteration just completed, best first."""
-    lines = []
-    for k in range(int(ctl[C_LINES])):
-        n = int(S[S_LINE_LEN + k])
-        pv = tuple(board.uci(int(m)) for m in S[S_LINE_PV + k * PLY_ROWS:S_LINE_PV + k * PLY_ROWS + n])
-        lines.append(Line(multipv=k + 1, score=score(int(S[S_LINE_SCORE + k])), pv=pv, depth=depth,
-                          seldepth=int(S[S_LINE_SELDEPTH + k])))
-    best = lines[0]
-    ms = ms_since(started)
-    nodes = int(ctl[C_NODES])
-    return Analysis(
-        fen=board.fen(), side_to_move=side, best_move=best.pv[0], ponder=best.pv[1] if len(best.pv) > 1 else None,
-        score=best.score, depth=depth, seldepth=best.seldepth, nodes=nodes, time_ms=ms,
-        nps=nodes * 1000 // max(ms, 1), hashfull=int(native.core.hashfull(tt, int(ctl[C_TT_EPOCH]))), pv=best.pv,
-        lines=tuple(lines),
-        backend=native.BACKEND, chess960=board.chess960, tbhits=int(ctl[C_TBHITS]),
-    )
+    """The lines of the iteration just completed, best first (an Analysis)."""
+    return Iteration(board, S, ctl, tt, depth, started, side).analysis()
 
 
 def cut_short(S, ctl, depth, last, board=None):
-    """The cut-short iteration's best move so far: fully searched at `depth`, so at least as sound as `last`.
-    board: the root position, for how castling is written (Chess960)."""
+    """The cut-short iteration's best move so far: fully searched at `depth`, so at least as sound as `last`
+    (an Iteration, or an Analysis). board: the root position, for how castling is written (Chess960). An Analysis."""
     n = int(S[S_PV_LEN])
     uci = board.uci if board is not None else to_uci
     pv = tuple(uci(int(m)) for m in S[S_PV:S_PV + n])
+    last = last.analysis() if isinstance(last, Iteration) else last
     if pv[0] == last.best_move:
         return last  # same move: keep the complete line of the previous iteration
     value = score(int(S[S_ROOT_SCORE]))
@@ -100,9 +127,10 @@ def cut_short(S, ctl, depth, last, board=None):
 
 
 def final(result, board, ctl, tt, started, nodes, tbhits=0):
-    """The answer: `result` with the totals brought up to date (`nodes`, `tbhits`: every thread's) and a ponder
-    move if the PV lacks one."""
+    """The answer: `result` (an Analysis, or an Iteration read out now) with the totals brought up to date
+    (`nodes`, `tbhits`: every thread's) and a ponder move if the PV lacks one."""
     ms = ms_since(started)
+    result = result.analysis() if isinstance(result, Iteration) else result
     ponder = result.ponder or _ponder_from_tt(board, result.best_move, tt, ctl)
     return dataclasses.replace(result, nodes=nodes, time_ms=ms, nps=nodes * 1000 // max(ms, 1), ponder=ponder,
                                tbhits=tbhits)

@@ -178,6 +178,7 @@ class Store:
             offset += 2 * m.nside
         self.values = np.zeros(offset, np.uint8)
         self.missing = set()  # tids whose file is not there
+        self._rows = TBI_ROWS + np.arange(len(materials)) * TBI_ROW  # each table's row of TBI (read every iteration)
         self._lock = threading.Lock()  # one load at a time
         self._queue = None  # the background loader's, started on first need
         self._queued = set()
@@ -216,7 +217,7 @@ class Store:
 
     def wanted(self):
         """The tables searches marked wanted that are neither loaded, nor queued, nor missing."""
-        rows = TBI_ROWS + np.arange(len(self.materials)) * TBI_ROW
+        rows = self._rows
         want = np.flatnonzero((self.tbi[rows + TB_WANT] != 0) & (self.tbi[rows + TB_LOADED] == 0))
         return [int(t) for t in want if t not in self._queued and t not in self.missing]
 
@@ -247,7 +248,7 @@ class Store:
         (reveal()), not whichever ones earlier searches of the process happened to load, so its answer is the
         same in a fresh process and a warm one. ~0.5 MB, copied per search."""
         view = self.tbi.copy()
-        rows = TBI_ROWS + np.arange(len(self.materials)) * TBI_ROW
+        rows = self._rows
         view[rows + TB_LOADED] = 0
         view[rows + TB_WANT] = 0
         return view
@@ -255,7 +256,7 @@ class Store:
     def reveal(self, view):
         """Between two iterations of a fixed-limit search: loads the tables its view marked wanted, now (waiting
         for them), and marks them loaded in the view, so that the next iteration probes them. Returns how many."""
-        rows = TBI_ROWS + np.arange(len(self.materials)) * TBI_ROW
+        rows = self._rows
         shown = 0
         for tid in np.flatnonzero((view[rows + TB_WANT] != 0) & (view[rows + TB_LOADED] == 0)):
             tid = int(tid)

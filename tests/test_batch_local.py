@@ -183,12 +183,13 @@ def test_a_pgn_over_the_job_limits_goes_through_s3_by_itself_costed_by_its_nodes
 
 
 def test_an_s3_pgn_s_puzzles_are_downloaded_with_its_results(server, tmp_path):
-    """`batch results JOB --puzzles FILE`: a PGN read from S3 writes its games' puzzles there (JSON lines)."""
+    """`batch submit --puzzles` asks for them (through S3, as --s3); `batch results JOB --puzzles FILE`: a PGN read
+    from S3 writes its games' puzzles there (JSON lines)."""
     from tests.test_review_reasons import SHILLING
 
     game = tmp_path / "shilling.pgn"
     game.write_text(SHILLING)
-    proc = kibitz("batch", "submit", str(game), "--s3", "--nodes", "40000", "--url", server["url"])
+    proc = kibitz("batch", "submit", str(game), "--puzzles", "--nodes", "40000", "--url", server["url"])
     assert proc.returncode == 0, proc.stderr
     job_id = proc.stdout.strip()
     out = kibitz("batch", "results", job_id, "--wait", "--url", server["url"], "-o", str(tmp_path / "r.jsonl"),

@@ -221,3 +221,31 @@ def test_a_chunks_game_is_searched_in_order_with_its_table_kept_and_cached_under
     assert sum(a["nodes"] for a in kept[1:-1]) < 0.8 * sum(alone[1:])
     again = run(store_of(aws)[0])
     assert all(a["cached"] for a in again[:-1]) and [a["best_move"] for a in again] == [a["best_move"] for a in kept]
+
+
+def test_a_chunk_finds_its_games_puzzles_only_when_the_job_asked(aws, monkeypatch):
+    """chunk.run on a PGN chunk: without the job's `puzzles` no puzzle is searched (the finder is not called) and
+    the part has no puzzle lines; with it, the Shilling game's Be2 / Qe2 puzzle (tests/test_s3_jobs.py)."""
+    from functions.common.jobs.s3 import chunk as chunks
+    from functions.common.jobs.s3.messages import ChunkMessage, Where
+    from tests.test_review_reasons import SHILLING
+
+    s3, bucket = aws.client("s3"), aws.resources["OutputBucket"]["Ref"]
+    text = SHILLING.encode()
+    etag = s3.put_object(Bucket=bucket, Key="shilling.pgn", Body=text)["ETag"]
+    limits = SearchLimits(nodes=40_000, threads=1)
+
+    def message(**asked):
+        return ChunkMessage(job_id="j", chunk=0, start=0, end=len(text), positions=15, first_number=1, first_index=0,
+                            object=Where(bucket=bucket, key="shilling.pgn", etag=etag, format="pgn"), options=limits,
+                            **asked)
+
+    found = chunks.puzzles
+    calls = []
+    monkeypatch.setattr(chunks, "puzzles", lambda *a: calls.append(a) or found(*a))
+    jsonl, pgn, done, failed, lines = chunks.run(message(), s3, bucket, None, 10**9)
+    assert (done, failed, lines, calls) == (15, 0, "", []) and "Nxf7" in pgn
+    _, pgn_asked, _, _, lines = chunks.run(message(puzzles=True), s3, bucket, None, 10**9)
+    (puzzle,) = [json.loads(x) for x in lines.splitlines()]
+    assert len(calls) == 1 and (puzzle["game"], puzzle["played_san"], puzzle["solution"]) == (1, "Be2", ["d1e2"])
+    assert pgn_asked == pgn  # the annotated games are the same either way

@@ -98,10 +98,20 @@ def test_a_source_over_the_cap_is_refused(s, monkeypatch):
     ({"source": "s3://b-bucket/x.pgn", "format": "csv"}, "format"),
     ({"source": "http://example.com/x.pgn", "format": "pgn"}, "source"),
     ({"source": "s3://b-bucket/x.pgn", "format": "pgn", "pgn": "1. e4 *"}, "body"),
+    ({"source": "s3://b-bucket/x.pgn", "format": "pgn", "puzzles": "yes"}, "puzzles"),
 ])
 def test_bad_fields_name_themselves(s, body, field):
     status, answer = s.post(body)
     assert status == 422 and answer["errors"][0]["field"].endswith(field), answer
+
+
+def test_puzzles_are_asked_only_of_games(s):
+    """`puzzles` goes with a PGN read from S3 (or a review, which always has them); elsewhere a 422 names it."""
+    for body, says in (({"source": put(s, "puzzles-of.epd", EPD), "format": "epd"}, "format pgn, not epd"),
+                       ({"pgn": SHORT}, "puzzles come with a review")):
+        status, answer = s.post({**body, "puzzles": True})
+        assert status == 422 and answer["errors"][0]["field"] == "puzzles", answer
+        assert says in answer["errors"][0]["reason"], answer
 
 
 def test_a_job_over_the_search_time_is_refused_at_submission_when_its_first_bytes_say_so(s, monkeypatch):
@@ -165,18 +175,19 @@ def test_a_pgn_is_analysed_once_a_position_into_jsonl_and_annotated_pgn(s, compr
     assert state["s3"]["source"]["compression"] == compression
     assert state["s3"]["chunks"]["total"] == 2  # 20 positions a chunk, cut at games: Fischer (82), then 7 + 5
     check_pgn_output(lines, pgn, GAMES)
-    assert set(state["s3"]["output"]["urls"]) == {"jsonl", "pgn", "puzzles"}
+    assert set(state["s3"]["output"]["urls"]) == {"jsonl", "pgn"}  # no puzzles unless asked
+    assert state["s3"]["output"]["puzzles"] is None
 
 
 def test_a_pgn_s_puzzles_are_written_once_with_its_results(s):
-    """A big PGN's review through S3 gets the puzzles a review in the body gets (tests/test_puzzles.py): found with
-    each chunk's games, joined into puzzles.jsonl; fixed nodes, so the review's marks do not hang on timing."""
+    """A big PGN through S3 with `puzzles` gets the puzzles a review in the body gets (tests/test_puzzles.py): found
+    with each chunk's games, joined into puzzles.jsonl; fixed nodes, so the review's marks do not hang on timing."""
     import urllib.request
 
     from tests.test_review_reasons import SHILLING
 
     status, body = s.post({"source": put(s, "puzzles.pgn", SHORT + "\n" + SHILLING), "format": "pgn",
-                           "nodes": 40_000, "cache": "off"})
+                           "nodes": 40_000, "cache": "off", "puzzles": True})
     assert status == 202, body
     run_pollers(s, body["job_id"])
     state, _, _ = output(s, body["job_id"])

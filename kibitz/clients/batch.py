@@ -180,10 +180,10 @@ S3_SUFFIXES = {".gz": "gzip", ".zst": "zstd"}
 
 
 def s3_format(path, args):
-    """The format of a file sent through S3 (--s3, or compressed), from --format-in or its name; else None."""
+    """The format of a file sent through S3 (--s3 or --puzzles, or compressed), from its name; else None."""
     path = pathlib.Path(path)
     compressed = path.suffix.lower() in S3_SUFFIXES
-    if not (compressed or getattr(args, "s3", False)):
+    if not (compressed or getattr(args, "s3", False) or getattr(args, "find_puzzles", False)):
         return None
     stem = pathlib.Path(path.stem).suffix.lower() if compressed else path.suffix.lower()
     fmt = {".pgn": "pgn", ".epd": "epd", ".jsonl": "jsonl"}.get(stem)
@@ -288,8 +288,12 @@ def submit_command(args):
         if fmt is not None:
             if not api.takes_uploads:
                 raise ClientError("a file sent through S3 goes through the API (--url)")
+            if getattr(args, "find_puzzles", False) and fmt != "pgn":
+                raise ClientError(f"{args.file}: --puzzles: puzzles are found in games (a .pgn), not {fmt}")
             body, lines = {"source": upload(api, name, data, count_positions(text, fmt) or None, opts),
                            "format": fmt}, {}
+            if getattr(args, "find_puzzles", False):
+                body["puzzles"] = True
         body.update(opts)
         status, answer = api.submit(body)
         if status != 202:
@@ -399,6 +403,9 @@ def add_batch(p):
     s.add_argument("--s3", action="store_true", help="upload the file (.pgn, .epd, .jsonl; .gz and .zst always go "
                                                      "this way) and analyse it as a job read from S3: no size limit "
                                                      "but the search time's")
+    s.add_argument("--puzzles", dest="find_puzzles", action="store_true",
+                   help="a .pgn: find its games' puzzles too (sent through S3, as --s3; then `batch results JOB "
+                        "--puzzles FILE` writes them): a small search per mistake or blunder, off unless asked")
     add_where(s)
     add_output(s)
     s.set_defaults(batch_run=submit_command)
@@ -407,7 +414,8 @@ def add_batch(p):
     r.add_argument("job_id")
     r.add_argument("--wait", action="store_true", help="wait until every position is done or failed")
     r.add_argument("--pgn", help="a job read from S3 from a PGN: write its annotated games here")
-    r.add_argument("--puzzles", help="a job read from S3 from a PGN: write its games' puzzles here (JSON lines)")
+    r.add_argument("--puzzles", help="a job read from S3 from a PGN, submitted with --puzzles: write its games' "
+                                     "puzzles here (JSON lines)")
     add_where(r, queue=False)
     add_output(r)
     r.set_defaults(batch_run=results_command)

@@ -83,7 +83,12 @@ class JobRequest(RequestLimits, JobSource):  # the sources' fields first (models
     model_config = ConfigDict(extra="forbid", strict=True)
 
     review: bool = Field(False, description="with `pgn`: review the games (GET /jobs/{job_id}/pgn answers them "
-                                            "annotated, GET /jobs/{job_id} a summary per game)")
+                                            "annotated, GET /jobs/{job_id} a summary per game, with its "
+                                            "puzzles)")
+    puzzles: bool = Field(False, description="with `source` and format pgn: find the games' puzzles too "
+                                             "(<job_id>/puzzles.jsonl; a small search per mistake or blunder, "
+                                             "so off unless asked). A review (`review` with `pgn`) always has "
+                                             "them")
     variant: Variant = Field("standard", description="the rules of every position: standard chess, or Chess960 "
                                                      "(castling rights in X-FEN or Shredder-FEN, castling moves "
                                                      "king-to-rook in UCI: e1h1). In `pgn`, the rules of the games "

@@ -31,6 +31,9 @@ def submit(request, store=None, sqs=None, queue_url=None, api_key_id=None):
                          (f" (got {', '.join(sources)})" if sources else ""))
     if request.review and sources != ["pgn"]:
         raise InputError(422, "review", f"a review needs games: send them as pgn, not {sources[0]}")
+    if request.puzzles and not request.review:
+        raise InputError(422, "puzzles", "puzzles come with a review (`review` with pgn, which always has them) or "
+                                         "with a PGN read from S3 (source, format pgn)")
     games = [] if request.review else None  # the PGN's games, read once with its positions
     positions, errors = read_positions(request, games=games)
     if errors:

@@ -7,9 +7,10 @@ in order, from its start, with the game's transposition table and histories kept
 cached under keys of their own (engine/cache_key.py GAME_TABLE; docs/cache.md says why):
 
     <job_id>/parts/<chunk>.part    one line a position: {index, id, game, ply, line, status, fen, analysis, error};
-                                   then, for PGN input, its games annotated as a review annotates them, then
-                                   their puzzles, one line each: {game, ply, fen, solution, ...} (engine/puzzles.py,
-                                   found once here, as a review's are when it completes: review_report.py)
+                                   then, for PGN input, its games annotated as a review annotates them, then,
+                                   when the job asked for them (`puzzles`), their puzzles, one line each: {game,
+                                   ply, fen, solution, ...} (engine/puzzles.py, found once here, as a review's
+                                   are when it completes: review_report.py)
                                    (metadata: done, failed, jsonl-bytes and pgn-bytes, where the lines and the
                                    games end)
 
@@ -113,14 +114,15 @@ def analyse(fen, moves, options, cache, board=None, game=None):
         return None, str(e)
 
 
-def annotated(game, answers, number=None):
+def annotated(game, answers, number=None, find_puzzles=True):
     """A game's annotated PGN from its positions' answers (a failed one leaves its moves unjudged), and its
-    puzzles' lines (JSON, with `number` as their game) as a review's GET /jobs/{job_id} gives them."""
+    puzzles' lines (JSON, with `number` as their game) as a review's GET /jobs/{job_id} gives them ("" without
+    find_puzzles: none searched)."""
     evals = [position_eval(a) for a in answers]
     first_side = "white" if game.start_fen.split()[1] == "w" else "black"
     review = review_game(first_side, game.moves, evals, start_fen=game.start_fen, chess960=game.chess960)
     lines = "".join(json.dumps({"game": number, **p.model_dump()}, separators=(",", ":"), ensure_ascii=False) + "\n"
-                    for p in puzzles(game, evals, review, puzzle_nodes(answers)))
+                    for p in puzzles(game, evals, review, puzzle_nodes(answers))) if find_puzzles else ""
     return write_game(game, evals, review), lines
 
 
@@ -148,7 +150,8 @@ def read_chunk(message, s3):
 
 
 def run(message, s3, bucket, cache, remaining_ms):
-    """Analyse the chunk: (jsonl text, pgn text or None, done, failed, puzzle lines)."""
+    """Analyse the chunk: (jsonl text, pgn text or None, done, failed, puzzle lines: "" unless the job asked
+    for them)."""
     margin = settings.record_margin_ms(DEFAULT_RECORD_MARGIN_MS)
     needed = message.positions * position_cost_ms(message.options)
     if remaining_ms - margin < needed:
@@ -188,7 +191,7 @@ def run(message, s3, bucket, cache, remaining_ms):
             if memory is not None:
                 memory.close()  # the table goes back to the pool
         if fmt == "pgn":
-            text, found = annotated(extra, answers, record.number)
+            text, found = annotated(extra, answers, record.number, message.puzzles)
             games.append(text)
             puzzle_lines.append(found)
     if batch is not None:

@@ -4,7 +4,7 @@
     <uuid>      -1        the job (jobs/table.py's attributes, with source "s3") and: s3 (the SourceObject, JSON),
                           links (NS: byte offsets the splitter has recorded), split_done, refused, chunks_total,
                           total (positions found), chunk_done / chunk_failed (NS of chunk numbers),
-                          pos_done / pos_failed, output (JobOutput, JSON)
+                          pos_done / pos_failed, output (JobOutput, JSON), find_puzzles (BOOL: the request's puzzles)
     <uuid>      -2 - c    chunk c's failure (its retries ran out): where, error, first_index, positions; with
                           pending_until (epoch s) while its last delivery runs: if the chunk is not counted by
                           then, that delivery died (timeout, crash), the message went to the dead-letter queue,
@@ -33,11 +33,13 @@ class S3Jobs:
     def _key(self, job_id, seq=JOB_SEQ):
         return self.store.key(job_id, seq)
 
-    def create(self, job_id, limits, source):
+    def create(self, job_id, limits, source, puzzles=False):
         item = {**self._key(job_id), "total": {"N": "0"}, "source": {"S": "s3"}, "s3": {"S": source.model_dump_json()},
                 "options": {"S": limits.model_dump_json()}, "created_at": {"S": now_iso()},
                 "chunks_total": {"N": "0"}, "pos_done": {"N": "0"}, "pos_failed": {"N": "0"},
                 "expires_at": self.store.expires()}
+        if puzzles:
+            item["find_puzzles"] = {"BOOL": True}  # the output has puzzles.jsonl (jobs/s3/output.py)
         self.ddb.put_item(TableName=self.table, Item=item, ConditionExpression="attribute_not_exists(job_id)")
 
     def item(self, job_id):

@@ -44,6 +44,7 @@ class SplitMessage(BaseModel):
     line: int = 0  # lines
     options: SearchLimits
     variant: Variant = "standard"  # of every position; a PGN game's Variant tag wins
+    puzzles: bool = False  # PGN: find the games' puzzles (the request's `puzzles`)
 
 
 class ChunkMessage(BaseModel):
@@ -60,6 +61,7 @@ class ChunkMessage(BaseModel):
     first_index: int
     options: SearchLimits
     variant: Variant = "standard"
+    puzzles: bool = False  # PGN: find the games' puzzles (the request's `puzzles`)
 
 
 class FinishMessage(BaseModel):

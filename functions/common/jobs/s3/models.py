@@ -58,9 +58,9 @@ class JobOutput(BaseModel):
     bucket: str
     jsonl: str = Field(description="key of the results: one line a position, in index order")
     pgn: str | None = Field(description="key of the annotated games (PGN input), else null")
-    puzzles: str | None = Field(None, description="key of the games' puzzles (PGN input), one JSON line each: "
-                                                  "{game, ply, fen, solution, ...} as a review's summary has them; "
-                                                  "else null")
+    puzzles: str | None = Field(None, description="key of the games' puzzles (PGN input, with `puzzles` asked), "
+                                                  "one JSON line each: {game, ply, fen, solution, ...} as a review's "
+                                                  "summary has them; else null")
     urls: dict[str, str] = Field(description="presigned GET URLs of the keys above")
     urls_expire_in_s: int
 

@@ -3,8 +3,9 @@
     <job_id>/results.jsonl    one line a position, every position once, in index order (a chunk whose
                               retries ran out gives a failed line for each of its positions)
     <job_id>/annotated.pgn    PGN input: every game read, annotated
-    <job_id>/puzzles.jsonl    PGN input: the games' puzzles, one line each ({game, ply, fen, solution, ...}, as a
-                              review's GET /jobs/{job_id} gives them), found once, with each chunk's results
+    <job_id>/puzzles.jsonl    PGN input with `puzzles` asked: the games' puzzles, one line each ({game, ply, fen,
+                              solution, ...}, as a review's GET /jobs/{job_id} gives them), found once, with each
+                              chunk's results
 
 and presigned GET URLs for GET /jobs/{job_id}. The invocation that counts a job's last chunk (or its last
 split link) writes them; writing them again (a redelivery) writes the same bytes.
@@ -34,7 +35,8 @@ def finalize(job_id, item, s3, jobs=None):
     pgn_input = source_of(item).format == "pgn"
     jsonl = Staged(s3, bucket, f"{job_id}/results.jsonl")
     pgn = Staged(s3, bucket, f"{job_id}/annotated.pgn") if pgn_input else None
-    puzzles = Staged(s3, bucket, f"{job_id}/puzzles.jsonl") if pgn_input else None
+    asked = pgn_input and item.get("find_puzzles", {}).get("BOOL", False)
+    puzzles = Staged(s3, bucket, f"{job_id}/puzzles.jsonl") if asked else None
     try:
         parts = read_parts(s3, bucket, job_id, sorted(done))
         for chunk in range(total):
@@ -43,6 +45,7 @@ def finalize(job_id, item, s3, jobs=None):
                 jsonl.write(lines)
                 if pgn is not None:
                     pgn.write(games + (b"\n" if games else b""))
+                if puzzles is not None:
                     puzzles.write(found)
             elif chunk in failures:
                 f = failures[chunk]
@@ -52,14 +55,14 @@ def finalize(job_id, item, s3, jobs=None):
                                                separators=(",", ":")) + "\n"
                                     for k in range(f.positions)).encode())
         jsonl.close()
-        if pgn is not None:
-            pgn.close()
-            puzzles.close()
+        for staged in (pgn, puzzles):
+            if staged is not None:
+                staged.close()
     except BaseException:
         jsonl.abort()
-        if pgn is not None:
-            pgn.abort()
-            puzzles.abort()
+        for staged in (pgn, puzzles):
+            if staged is not None:
+                staged.abort()
         raise
     output = JobOutput(bucket=bucket, jsonl=jsonl.key, pgn=pgn.key if pgn else None,
                        puzzles=puzzles.key if puzzles else None, urls={}, urls_expire_in_s=URL_EXPIRES_S)

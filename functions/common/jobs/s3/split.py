@@ -161,12 +161,13 @@ def split(message, s3, sqs, queue_url, remaining_ms, jobs=None):
         send(sqs, queue_url, [ChunkMessage(job_id=message.job_id, chunk=c.number, object=target, start=c.start,
                                            end=c.end, positions=c.positions, first_number=c.first_number,
                                            first_index=c.first_index, options=message.options,
-                                           variant=message.variant) for c in chunks])
+                                           variant=message.variant, puzzles=message.puzzles) for c in chunks])
         if stop_at is not None:
             send(sqs, queue_url, [SplitMessage(job_id=message.job_id, source=where, offset=stop_at.end,
                                                chunk=stop_at.number + 1, index=stop_at.first_index + stop_at.positions,
                                                number=stop_at.last_number, line=stop_at.last_number,
-                                               options=message.options, variant=message.variant)])
+                                               options=message.options, variant=message.variant,
+                                               puzzles=message.puzzles)])
     after = jobs.record_split(message.job_id, message.offset, 0 if refused else len(chunks), positions,
                               done=stop_at is None or refused is not None, refused=refused)
     return (0 if refused else len(chunks)), positions, after

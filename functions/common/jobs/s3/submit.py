@@ -28,17 +28,19 @@ def submit_s3(request, store=None, sqs=None, queue_url=None, api_key_id=None, jo
         raise InputError(422, "review", "a job read from S3 is not a review: its PGN output is annotated anyway "
                                         "(<job_id>/annotated.pgn)")
     info = check_source(request.source, request.format, chess960=request.variant == "chess960", limits=request)
+    if request.puzzles and info.format != "pgn":
+        raise InputError(422, "puzzles", f"puzzles are found in games: format pgn, not {info.format}")
     store = store or Table()
     if api_key_id:
         charge_key(store, api_key_id)
     queue_url = settings.jobs_queue_url(queue_url)
     limits = request.limits()
     job_id = job_id or new_job_id()
-    S3Jobs(store).create(job_id, limits, info)
+    S3Jobs(store).create(job_id, limits, info, puzzles=request.puzzles)
     where = Where(bucket=info.bucket, key=info.key, etag=info.etag, format=info.format, compression=info.compression)
     try:
         send(sqs or client("sqs"), queue_url, [SplitMessage(job_id=job_id, source=where, options=limits,
-                                                             variant=request.variant)])
+                                                             variant=request.variant, puzzles=request.puzzles)])
     except Exception as e:
         store.delete_job(job_id)
         raise InputError(503, "queue", f"nothing was queued: {type(e).__name__}: {e}") from None
