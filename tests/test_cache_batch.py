@@ -249,3 +249,26 @@ def test_a_chunk_finds_its_games_puzzles_only_when_the_job_asked(aws, monkeypatc
     (puzzle,) = [json.loads(x) for x in lines.splitlines()]
     assert len(calls) == 1 and (puzzle["game"], puzzle["played_san"], puzzle["solution"]) == (1, "Be2", ["d1e2"])
     assert pgn_asked == pgn  # the annotated games are the same either way
+
+
+def test_entries_written_behind_the_searches_are_those_one_write_gives(aws):
+    """write_behind() hands what is queued (25 at a time here, as chunk.run does) to the batch's writer while
+    the next positions are searched: the table ends with every entry, each checked and written once (a re-read
+    and a BatchWriteItem a handover), a position met again after its handover is answered by what the chunk
+    wrote, and nothing is in flight once write() returns. A second chunk of the same positions hits them all."""
+    positions = boards(60, seed=7)
+    store, _ = store_of(aws)
+    batch = CacheBatch(store)
+    batch.read([cache_key(b) for b in positions])
+    done = []
+    for b in positions + positions[:1]:  # the first position again, after its entry was handed over
+        done.append(analyse_cached(None, None, DEPTH, DEPTH.movetime_ms, 16, batch, board=b))
+        if len(batch.queued) >= 25:
+            batch.write_behind()
+    assert batch.write() == 60 and batch.writes == 60 and batch.raced == 0 and not batch._pending
+    assert [o.event for _, o in done] == ["stored"] * 60 + ["hit"]
+    # one read of the chunk's keys, then per handover (25, 25) and for the rest (10) a re-read and a write
+    assert store.ddb.calls == {"BatchGetItem": 4, "BatchWriteItem": 3}
+    assert aws.client("dynamodb").scan(TableName=table(aws), Select="COUNT")["Count"] == 60
+    again, _ = chunk(store_of(aws)[0], positions)
+    assert all(o.cached for _, o in again) and [f.best_move for f, _ in again] == [f.best_move for f, _ in done[:60]]

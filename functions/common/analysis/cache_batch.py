@@ -5,7 +5,9 @@ and an UpdateItem a position (issue 69.1).
     batch = CacheBatch(store)                 # a CacheStore (or None: no cache)
     batch.read(keys)                          # engine.cache_key keys of the chunk's positions
     analyse_cached(..., store=batch)          # get() answers from what was read, put() queues the write
-    batch.write()                             # the queued entries, in batches
+    batch.write_behind()                      # (optional, any number of times) what is queued so far, written
+                                              # in the background while the searches go on
+    batch.write()                             # the queued entries, in batches (after any written behind)
 
 The rules of functions/common/analysis/cache.py are unchanged (what serves, what is kept); what changes
 is when the table is read and written, and with what guard:
@@ -23,7 +25,16 @@ is when the table is read and written, and with what guard:
   - A fault fails no position: a read that fails (or keys left unprocessed after the retries) leaves
     those positions to search without the cache ("unavailable", as a single GetItem's failure), and a
     write that fails loses only the entries.
+  - write_behind() hands what is queued so far to a thread of the batch's own, which re-reads and writes it
+    (one such write at a time, in order) while the caller searches the next positions (the compiled search
+    lets go of the GIL), so that the chunk does not wait for the table's round trips; write() waits for
+    them, then writes the rest, so nothing is in flight once it returns. The entries and the checks are
+    those of one write at the end: a position met again after its entry was handed over is checked against
+    what the chunk wrote for it (what get() answered), not the first read. What it costs: a re-read
+    (BatchGetItem) a handover, besides the one of the rest.
 """
+
+from concurrent.futures import ThreadPoolExecutor
 
 from functions.common.analysis.cache_store import MULTIPV_ATTRIBUTES, CacheUnavailable
 
@@ -35,6 +46,8 @@ class CacheBatch:
         self.unread = {}  # key -> why it could not be read
         self.queued = {}  # (key, multipv) -> (new text, text read)
         self.reads = self.writes = self.given_up = self.raced = 0  # entries, for the logs and the benchmark
+        self._behind = None  # the thread of write_behind(), started on first use
+        self._pending = []  # its writes not waited for yet (futures of _write)
 
     def read(self, keys):
         keys = sorted(set(keys) - set(self.items) - set(self.unread))
@@ -67,14 +80,45 @@ class CacheBatch:
         self.items[key] = {**self.items[key], MULTIPV_ATTRIBUTES[multipv - 1]: {"S": text}}  # a repeat reads it
         return True
 
-    def write(self):
-        """Write what was queued; a fault loses the entries, never raises. Returns the number written."""
+    def write_behind(self):
+        """Start writing what is queued so far in the background (the batch's thread, one write at a time) and
+        return at once; write() waits for it. A fault loses the entries, as in write()."""
         if not self.queued or self.store is None:
-            return 0
+            return
+        if self._behind is None:
+            self._behind = ThreadPoolExecutor(1, thread_name_prefix="kibitz-cache-write")
+        self._pending.append(self._behind.submit(self._write, self._take()))
+
+    def write(self):
+        """Write what was queued (after waiting for what write_behind() handed over); a fault loses the entries,
+        never raises. Returns the number written, by this call and the writes behind it."""
+        written = self.wait_behind()
+        if not self.queued or self.store is None:
+            return written
+        return written + self._write(self._take())
+
+    def wait_behind(self):
+        """Wait for the writes write_behind() started (nothing in flight after it). Returns how many they wrote."""
+        written = 0
+        try:
+            for pending in self._pending:
+                written += pending.result()
+        finally:
+            self._pending = []
+            if self._behind is not None:
+                self._behind.shutdown(wait=True)
+                self._behind = None
+        return written
+
+    def _take(self):
+        """The queued writes by key ({key: {attribute: (text, text read)}}), taken off the queue."""
         first = {}
         for (key, multipv), (text, old) in self.queued.items():
             first.setdefault(key, {})[MULTIPV_ATTRIBUTES[multipv - 1]] = (text, old)
         self.queued = {}
+        return first
+
+    def _write(self, first):
         try:
             now, left = self.store.read_items(list(first))
             items, counts = [], {}

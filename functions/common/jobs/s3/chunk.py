@@ -44,6 +44,7 @@ from functions.common.jobs.s3.chunking import scan, text_of
 from functions.common.jobs.s3.jobs import S3Jobs
 
 DEFAULT_RECORD_MARGIN_MS = 5000
+WRITE_BEHIND = 25  # cache entries a handover to the batch's writer (one BatchWriteItem), while the next are searched
 PUZZLE_FACTOR = 5  # a game's puzzle search (per mistake or blunder): at most this many times its mean position's
 
 
@@ -168,7 +169,22 @@ def run(message, s3, bucket, cache, remaining_ms):
         tables = message.options.tablebases
         batch.read([cache_key.key(p[6], tables, game_table=fmt == "pgn") for _, positions, _ in read if positions
                     for p in positions])
-    lines, games, puzzle_lines, index, done, failed = [], [], [], message.first_index, 0, 0
+    lines, games, puzzle_lines = [], [], []
+    try:
+        done, failed = _analyse_records(read, fmt, message, batch, lines, games, puzzle_lines, message.first_index)
+    finally:
+        if batch is not None:
+            batch.wait_behind()  # nothing in flight once the chunk is done (or failed)
+    if batch is not None:
+        batch.write()
+    return ("".join(x + "\n" for x in lines), ("\n".join(games) if fmt == "pgn" else None), done, failed,
+            "".join(puzzle_lines))
+
+
+def _analyse_records(read, fmt, message, batch, lines, games, puzzle_lines, index):
+    """run()'s loop: every record's positions analysed, their lines, games and puzzle lines appended. (done,
+    failed). The cache entries go to the batch's writer WRITE_BEHIND at a time while the next are searched."""
+    done = failed = 0
     for record, positions, extra in read:
         if positions is None:
             for k in range(record.positions):
@@ -183,6 +199,8 @@ def run(message, s3, bucket, cache, remaining_ms):
         try:
             for pid, game, ply, line, fen, moves, board in positions:
                 answer, error = analyse(fen, moves, message.options, batch, board, memory)
+                if batch is not None and len(batch.queued) >= WRITE_BEHIND:
+                    batch.write_behind()
                 answers.append(answer)
                 lines.append(line_of(index, pid, game, ply, line, fen, answer, error))
                 index += 1
@@ -194,10 +212,7 @@ def run(message, s3, bucket, cache, remaining_ms):
             text, found = annotated(extra, answers, record.number, message.puzzles)
             games.append(text)
             puzzle_lines.append(found)
-    if batch is not None:
-        batch.write()
-    return ("".join(x + "\n" for x in lines), ("\n".join(games) if fmt == "pgn" else None), done, failed,
-            "".join(puzzle_lines))
+    return done, failed
 
 
 def put_part(s3, bucket, key, jsonl, pgn, done, failed, puzzles=""):
