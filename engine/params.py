@@ -22,8 +22,7 @@ PARAMS = [
     ("QsearchTT", 1, 0, 1),  # probe and store the transposition table in quiescence search
     ("QsearchChecks", 1, 0, 1),  # quiet checks (not losing material) at the first quiescence ply
     ("LmrChecks", 0, 0, 1),  # reduce moves that give check (one ply less than other moves); 0: never
-    # refinements, each decided by SPRT (docs/strength.md; the ones that lost are in the git tag
-    # search-features-2026-11)
+    # refinements, each decided by SPRT (docs/strength.md; the ones that lost were deleted after commit fddcce6)
     ("ContHistory", 1, 0, 1),  # continuation history (the moves 1 and 2 plies back) in quiet ordering and LMR
     ("KeepTable", 1, 0, 1),  # UCI games: the transposition table is kept from move to move (engine/game_memory.py)
     ("KeepHistory", 1, 0, 1),  # UCI games: and the move-ordering histories
