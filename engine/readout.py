@@ -106,18 +106,13 @@ class Iteration:
         return self._analysis
 
 
-def iteration(board, S, ctl, tt, depth, started, side):
-    """The lines of the iteration just completed, best first (an Analysis)."""
-    return Iteration(board, S, ctl, tt, depth, started, side).analysis()
-
-
 def cut_short(S, ctl, depth, last, board=None):
-    """The cut-short iteration's best move so far: fully searched at `depth`, so at least as sound as `last`
-    (an Iteration, or an Analysis). board: the root position, for how castling is written (Chess960). An Analysis."""
+    """The cut-short iteration's best move so far (an Analysis): fully searched at `depth`, so at least as sound
+    as `last`, the Iteration before it. board: the root position, for how castling is written (Chess960)."""
     n = int(S[S_PV_LEN])
     uci = board.uci if board is not None else to_uci
     pv = tuple(uci(int(m)) for m in S[S_PV:S_PV + n])
-    last = last.analysis() if isinstance(last, Iteration) else last
+    last = last.analysis()
     if pv[0] == last.best_move:
         return last  # same move: keep the complete line of the previous iteration
     value = score(int(S[S_ROOT_SCORE]))

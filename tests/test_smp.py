@@ -117,7 +117,7 @@ def test_corrupted_table_entries_never_yield_an_illegal_move(fen):
         for d in range(1, 10):
             s.ctl[C_DEPTH] = d
             assert s.iterate(d, table)
-            r = deepening.readout.iteration(board, s.S, s.ctl, table, d, time.monotonic_ns(), "white")
+            r = deepening.readout.Iteration(board, s.S, s.ctl, table, d, time.monotonic_ns(), "white").analysis()
             assert legal_line(fen, r.pv), (d, r.pv)
         # A torn entry (key word and data from two different writes) reads as empty, not as a hit.
         salt = int(s.ctl[C_TT_SALT]) & 0xFFFFFFFFFFFFFFFF
