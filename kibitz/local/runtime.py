@@ -25,11 +25,16 @@ def quiet_logs():
     try:
         yield
     finally:
-        for key, value in before.items():
-            if value is None:
-                os.environ.pop(key, None)
-            else:
-                os.environ[key] = value
+        restore_environ(before)
+
+
+def restore_environ(saved):
+    """Put back the variables `saved` took ({name: value, or None where it was unset})."""
+    for key, value in saved.items():
+        if value is None:
+            os.environ.pop(key, None)
+        else:
+            os.environ[key] = value
 
 
 class LambdaContext:

@@ -33,7 +33,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qsl, unquote, urlsplit
 
 from kibitz.local import live_events
-from kibitz.local.runtime import FunctionRuntime
+from kibitz.local.runtime import FunctionRuntime, restore_environ
 from kibitz.local.template import document
 
 LIVE_FUNCTION, CONTROL_FUNCTION, AUTHORIZER_FUNCTION = "LiveFunction", "LiveControlFunction", "LiveAuthorizerFunction"
@@ -151,11 +151,7 @@ class LiveServer:
             self.http_server.server_close()
         for thread in self.threads:
             thread.join(5)
-        for name, value in getattr(self, "saved_env", {}).items():  # the process's environment as it was
-            if value is None:
-                os.environ.pop(name, None)
-            else:
-                os.environ[name] = value
+        restore_environ(getattr(self, "saved_env", {}))  # the process's environment as it was
 
     def __enter__(self):
         return self.start()
